@@ -1,0 +1,1 @@
+"""The `loopx` command line (typer); `entry.main` is the console script."""

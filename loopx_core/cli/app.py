@@ -1,0 +1,112 @@
+"""The typer application: `loopx` and its command groups."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from loopx_core import __version__
+from loopx_core.cli import goal_cmds, quota_cmds, todo_cmds, wait_cmds
+from loopx_core.cli.common import JsonFormat, MarkdownFormat, dump, store
+from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.clock import now
+
+HELP = """LoopX keeps the state of long-running agent loops: goals, todos, gates, quota, receipts.
+
+Start with `loopx init`, add a goal and todos, register agents, then let each heartbeat
+ask `loopx quota should-run --goal-id G --agent-id A` what to do.
+
+Exit codes: 0 ok, 1 internal error, 2 usage, 3 not found, 4 state invalid,
+5 conflict, 6 lock timeout, 7 refused.
+"""
+
+app = typer.Typer(
+    help=HELP,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(goal_cmds.app, name="goal")
+app.add_typer(todo_cmds.app, name="todo")
+app.add_typer(quota_cmds.app, name="quota")
+app.add_typer(wait_cmds.gate_app, name="gate")
+app.add_typer(wait_cmds.focus_app, name="focus")
+agent_app = typer.Typer(help="Register agents and their capabilities.", no_args_is_help=True)
+app.add_typer(agent_app, name="agent")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"loopx {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    ctx: typer.Context,
+    root: Annotated[
+        str | None,
+        typer.Option(
+            "--root",
+            envvar="LOOPX_ROOT",
+            help="Project folder holding .loopx/ (default: nearest up from cwd).",
+        ),
+    ] = None,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """LoopX: governed long-running agent loops."""
+    ctx.obj = {"root": root}
+
+
+@app.command("init")
+def init(ctx: typer.Context, fmt: JsonFormat = Format.markdown) -> None:
+    """Create .loopx/ with an empty registry in the project (safe to run twice)."""
+    with reporting(fmt):
+        s = store(ctx)
+        created = s.init()
+        emit(
+            {"root": str(s.root), "created": created},
+            fmt,
+            f"{'Initialised' if created else 'Already initialised:'} {s.state_dir}",
+        )
+
+
+@app.command("status")
+def status(ctx: typer.Context, fmt: MarkdownFormat = Format.markdown) -> None:
+    """Every goal's quota state, most urgent first (who must act next)."""
+    from loopx_core.render import status_markdown
+    from loopx_core.status import attention
+
+    with reporting(fmt):
+        rows = attention(store(ctx), now())
+        emit({"goals": rows}, fmt, lambda d: status_markdown(d["goals"]))
+
+
+@agent_app.command("register")
+def agent_register(
+    ctx: typer.Context,
+    agent_id: Annotated[str, typer.Option("--agent-id", "-a", help="Agent id.", show_default=False)],
+    capability: Annotated[
+        list[str] | None, typer.Option("--capability", "-c", help="A capability it has (repeat).")
+    ] = None,
+    host: Annotated[
+        str | None, typer.Option("--host", help="Host surface it runs in, e.g. codex-app.")
+    ] = None,
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Register an agent, or replace its capabilities (idempotent)."""
+    from loopx_core.ops.goals import register_agent
+
+    with reporting(fmt):
+        entry = register_agent(store(ctx), agent_id, capability or [], now(), host=host)
+        emit(
+            dump(entry),
+            fmt,
+            f"Registered agent {entry.agent_id} ({', '.join(entry.capabilities) or 'no capabilities'})",
+        )

@@ -1,0 +1,163 @@
+"""`loopx goal ...`: add, list, show, configure, stop, resume."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from loopx_core.cli.common import GoalId, JsonFormat, MarkdownFormat, dump, store
+from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.clock import now
+from loopx_core.ops import goals
+
+app = typer.Typer(help="Create and steer goals (objective, quota policy, stop/resume).", no_args_is_help=True)
+
+Compute = Annotated[
+    float | None, typer.Option("--compute", help="Share of the window's slots, 0..1 (0 pauses).")
+]
+WindowHours = Annotated[float | None, typer.Option("--window-hours", help="Rolling window length in hours.")]
+SlotMinutes = Annotated[float | None, typer.Option("--slot-minutes", help="Minutes per quota slot.")]
+MinInterval = Annotated[
+    float | None,
+    typer.Option("--min-interval-minutes", help="Least minutes between one agent's turns."),
+]
+
+
+def _goal_line(entry: goals.GoalEntry) -> str:
+    q = entry.quota
+    return (
+        f"Goal {entry.goal_id} ({entry.status}): {entry.objective}; compute {q.compute:g}, "
+        f"{q.allowed_slots} slots per {q.window_hours:g}h"
+    )
+
+
+@app.command("add")
+def add(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    objective: Annotated[
+        str,
+        typer.Option("--objective", "-o", help="What the goal must achieve.", show_default=False),
+    ],
+    compute: Compute = None,
+    window_hours: WindowHours = None,
+    slot_minutes: SlotMinutes = None,
+    min_interval_minutes: MinInterval = None,
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Add a goal with its objective and quota policy (defaults: compute 1, 24h window, 1-minute slots)."""
+    with reporting(fmt):
+        entry = goals.add_goal(
+            store(ctx),
+            goal_id,
+            objective,
+            now(),
+            compute=compute,
+            window_hours=window_hours,
+            slot_minutes=slot_minutes,
+            min_interval_minutes=min_interval_minutes,
+        )
+        emit(dump(entry), fmt, _goal_line(entry))
+
+
+@app.command("list")
+def list_goals(ctx: typer.Context, fmt: MarkdownFormat = Format.markdown) -> None:
+    """List goals."""
+    from loopx_core.render import table
+
+    with reporting(fmt):
+        entries = list(store(ctx).read_registry().goals.values())
+        emit(
+            {"goals": dump(entries)},
+            fmt,
+            lambda _: (
+                table(
+                    ["goal", "status", "compute", "objective"],
+                    [[e.goal_id, e.status, f"{e.quota.compute:g}", e.objective] for e in entries],
+                )
+                if entries
+                else "No goals yet."
+            ),
+        )
+
+
+@app.command("show")
+def show(ctx: typer.Context, goal_id: GoalId, fmt: JsonFormat = Format.json) -> None:
+    """Show a goal's registry entry and state (todos, gates, focus, health)."""
+    with reporting(fmt):
+        data = goals.show_goal(store(ctx), goal_id)
+        emit(data, fmt, _show_markdown)
+
+
+def _show_markdown(data: dict) -> str:
+    from loopx_core.render import table
+
+    goal, state = data["goal"], data["state"]
+    lines = [f"# Goal {goal['goal_id']} ({goal['status']})", "", goal["objective"], ""]
+    todos = state["todos"]
+    if todos:
+        lines.append(
+            table(
+                ["todo", "status", "P", "kind", "claimed by", "title"],
+                [
+                    [
+                        t["todo_id"],
+                        t["status"],
+                        t["priority"],
+                        t["kind"],
+                        t.get("claimed_by"),
+                        t["title"],
+                    ]
+                    for t in todos
+                ],
+            )
+        )
+    for gate in state["gates"]:
+        lines.append(f"- gate {gate['gate_id']} ({gate['status']}): {gate['title']}")
+    if state.get("waiting_on"):
+        w = state["waiting_on"]
+        lines.append(f"- waiting on: {w['reason']} until {w['until']}")
+    return "\n".join(lines)
+
+
+@app.command("configure")
+def configure(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    objective: Annotated[str | None, typer.Option("--objective", "-o", help="New objective.")] = None,
+    compute: Compute = None,
+    window_hours: WindowHours = None,
+    slot_minutes: SlotMinutes = None,
+    min_interval_minutes: MinInterval = None,
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Change a goal's objective or quota policy."""
+    with reporting(fmt):
+        entry = goals.configure_goal(
+            store(ctx),
+            goal_id,
+            now(),
+            objective=objective,
+            compute=compute,
+            window_hours=window_hours,
+            slot_minutes=slot_minutes,
+            min_interval_minutes=min_interval_minutes,
+        )
+        emit(dump(entry), fmt, _goal_line(entry))
+
+
+@app.command("stop")
+def stop(ctx: typer.Context, goal_id: GoalId, fmt: JsonFormat = Format.json) -> None:
+    """Stop a goal: every should-run answers paused until it is resumed."""
+    with reporting(fmt):
+        entry = goals.set_goal_status(store(ctx), goal_id, "stopped", now())
+        emit(dump(entry), fmt, _goal_line(entry))
+
+
+@app.command("resume")
+def resume(ctx: typer.Context, goal_id: GoalId, fmt: JsonFormat = Format.json) -> None:
+    """Resume a stopped goal."""
+    with reporting(fmt):
+        entry = goals.set_goal_status(store(ctx), goal_id, "active", now())
+        emit(dump(entry), fmt, _goal_line(entry))

@@ -1,0 +1,51 @@
+"""`loopx quota should-run`: the hot path, shared by the typer command and the fast entry.
+
+Imports only what the decision needs: no typer, jinja2, tomlkit, mcp or plugins unless a
+`--surface` asks a host plugin for hints.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from loopx_core.cli.output import Format, dumps, reporting
+from loopx_core.errors import ExitCode
+
+
+def run_should_run(
+    root: str | None,
+    goal_id: str,
+    agent_id: str,
+    capabilities: list[str] | None,
+    surface: str | None,
+    fmt: Format,
+) -> int:
+    """Print the packet; exit 0, or 4 (state invalid) when the packet is `blocked_health`."""
+    with reporting(fmt):
+        from loopx_core.clock import now
+        from loopx_core.decide.packet import build_packet, load_inputs
+        from loopx_core.store.files import FileStore, find_root
+
+        inputs = load_inputs(
+            FileStore(find_root(root)),
+            goal_id,
+            agent_id,
+            now(),
+            available_capabilities=tuple(capabilities) if capabilities else None,
+            surface=surface,
+        )
+        packet = build_packet(inputs, contributors=_contributors(surface))
+        if fmt is Format.json:
+            sys.stdout.write(dumps(packet) + "\n")
+        else:
+            from loopx_core.render import packet_markdown
+
+            sys.stdout.write(packet_markdown(packet))
+        if packet["quota"]["state"] == "blocked_health":
+            return int(ExitCode.STATE_INVALID)
+    return 0
+
+
+def _contributors(surface: str | None) -> tuple:
+    """Host plugins' packet hints for `surface` (none without a surface)."""
+    return ()

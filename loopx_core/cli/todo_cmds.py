@@ -1,0 +1,170 @@
+"""`loopx todo ...`: add, list, claim, release, complete, block."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import typer
+
+from loopx_core.cli.common import AgentId, GoalId, JsonFormat, MarkdownFormat, TodoId, dump, store
+from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.clock import iso, now
+from loopx_core.ops import todos
+
+app = typer.Typer(help="Todos and their leases (claim, release, complete, block).", no_args_is_help=True)
+
+Kind = Literal["agent", "user"]
+
+
+@app.command("add")
+def add(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    title: Annotated[str, typer.Option("--title", help="What to do.", show_default=False)],
+    todo_id: Annotated[str | None, typer.Option("--todo-id", "-t", help="Id (default: next t<N>).")] = None,
+    kind: Annotated[
+        str, typer.Option("--kind", help="agent (an agent does it) or user (the owner does).")
+    ] = "agent",
+    priority: Annotated[int, typer.Option("--priority", "-p", help="0 runs first ... 9 runs last.")] = 2,
+    capability: Annotated[
+        list[str] | None, typer.Option("--capability", "-c", help="Required capability (repeat).")
+    ] = None,
+    bound_agent: Annotated[
+        str | None, typer.Option("--bound-agent", help="Only this agent may take it.")
+    ] = None,
+    exclude_agent: Annotated[
+        list[str] | None,
+        typer.Option("--exclude-agent", help="This agent may never take it (repeat)."),
+    ] = None,
+    blocks_agent: Annotated[
+        str | None,
+        typer.Option("--blocks-agent", help="While open, this agent gets no other work."),
+    ] = None,
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Add a todo to a goal."""
+    from loopx_core.errors import UsageError
+
+    with reporting(fmt):
+        if kind not in ("agent", "user"):
+            raise UsageError(f"--kind must be agent or user, not {kind!r}")
+        todo = todos.add_todo(
+            store(ctx),
+            goal_id,
+            title,
+            now(),
+            todo_id=todo_id,
+            kind=kind,  # type: ignore[arg-type]
+            priority=priority,
+            required_capabilities=capability,
+            bound_agent=bound_agent,
+            excluded_agents=exclude_agent,
+            blocks_agent=blocks_agent,
+        )
+        emit(
+            dump(todo),
+            fmt,
+            f"Added todo {todo.todo_id} (P{todo.priority}, {todo.kind}): {todo.title}",
+        )
+
+
+@app.command("list")
+def list_todos(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    status: Annotated[str | None, typer.Option("--status", help="Only todos with this status.")] = None,
+    fmt: MarkdownFormat = Format.markdown,
+) -> None:
+    """List a goal's todos in run order."""
+    from loopx_core.render import table
+
+    with reporting(fmt):
+        items = todos.list_todos(store(ctx), goal_id, status=status)
+        emit(
+            {"goal_id": goal_id, "todos": dump(items)},
+            fmt,
+            lambda _: (
+                table(
+                    ["todo", "status", "P", "kind", "claimed by", "needs", "title"],
+                    [
+                        [
+                            t.todo_id,
+                            t.status,
+                            t.priority,
+                            t.kind,
+                            t.claimed_by,
+                            ", ".join(t.required_capabilities),
+                            t.title,
+                        ]
+                        for t in items
+                    ],
+                )
+                if items
+                else "No todos."
+            ),
+        )
+
+
+@app.command("claim")
+def claim(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    todo_id: TodoId,
+    agent_id: AgentId,
+    lease_minutes: Annotated[
+        float, typer.Option("--lease-minutes", help="Lease length.")
+    ] = todos.DEFAULT_LEASE_MINUTES,
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Take a todo's lease (compare-and-swap: exactly one claimant wins; exit 5 if taken)."""
+    with reporting(fmt):
+        todo = todos.claim_todo(store(ctx), goal_id, todo_id, agent_id, now(), lease_minutes=lease_minutes)
+        until = iso(todo.lease_expires_at) if todo.lease_expires_at else "-"
+        emit(dump(todo), fmt, f"Claimed todo {todo.todo_id} for {agent_id} until {until}")
+
+
+@app.command("release")
+def release(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    todo_id: TodoId,
+    agent_id: AgentId,
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Give a held lease back (the todo is open again)."""
+    with reporting(fmt):
+        todo = todos.release_todo(store(ctx), goal_id, todo_id, agent_id, now())
+        emit(dump(todo), fmt, f"Released todo {todo.todo_id}")
+
+
+@app.command("complete")
+def complete(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    todo_id: TodoId,
+    agent_id: Annotated[
+        str | None, typer.Option("--agent-id", "-a", help="Lease holder (agent todos).")
+    ] = None,
+    evidence: Annotated[
+        list[str] | None, typer.Option("--evidence", "-e", help="What shows it is done (repeat).")
+    ] = None,
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Mark a todo done with its evidence (agent todos: by the lease holder)."""
+    with reporting(fmt):
+        todo = todos.complete_todo(store(ctx), goal_id, todo_id, now(), agent_id=agent_id, evidence=evidence)
+        emit(dump(todo), fmt, f"Completed todo {todo.todo_id}")
+
+
+@app.command("block")
+def block(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    todo_id: TodoId,
+    reason: Annotated[str, typer.Option("--reason", help="Why it cannot go on.", show_default=False)],
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Mark a todo blocked (drops its lease)."""
+    with reporting(fmt):
+        todo = todos.block_todo(store(ctx), goal_id, todo_id, reason, now())
+        emit(dump(todo), fmt, f"Blocked todo {todo.todo_id}: {reason}")

@@ -1,0 +1,1 @@
+"""Decisions: agent scope, the seven quota states, the around layers and the should-run packet."""

@@ -1,0 +1,162 @@
+"""Assessment: the seven quota states, evaluated in precedence order for one goal and agent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Literal
+
+from loopx_core.clock import iso
+from loopx_core.decide import scope
+from loopx_core.models import AgentEntry, GoalEntry, GoalState, Todo
+from loopx_core.quota import QuotaState, QuotaUsage
+
+Lane = Literal["inbox", "workspace", "replan", "monitor"]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything a decision reads, loaded once; should-run never writes."""
+
+    goal_id: str
+    agent_id: str | None
+    now: datetime
+    goal: GoalEntry | None = None
+    state: GoalState | None = None
+    agent: AgentEntry | None = None
+    agents: tuple[AgentEntry, ...] = ()
+    """Every registered agent (the capability gate looks for another that could serve)."""
+    usage: QuotaUsage | None = None
+    available_capabilities: tuple[str, ...] | None = None
+    surface: str | None = None
+    health_error: str | None = None
+    """Set when the registry, state or ledger could not be read or validated."""
+    last_ledger_seq: int = 0
+
+    @property
+    def capabilities_now(self) -> frozenset[str]:
+        """Capabilities available this tick: as reported by the host, else as registered."""
+        if self.available_capabilities is not None:
+            return frozenset(self.available_capabilities)
+        return frozenset(self.agent.capabilities if self.agent else ())
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """The quota state and what led to it."""
+
+    state: QuotaState
+    reason: str
+    reason_codes: tuple[str, ...]
+    lane: Lane
+    selected: Todo | None = None
+    candidates: tuple[Todo, ...] = ()
+    blockers: tuple[str, ...] = ()
+    next_eligible_at: datetime | None = None
+    monitor_due: bool = False
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def assess(inputs: Inputs) -> Assessment:
+    """Evaluate the seven states, first match wins (SPEC §3)."""
+    goal, state, usage = inputs.goal, inputs.state, inputs.usage
+    if goal is not None and (goal.status == "stopped" or goal.quota.compute <= 0):
+        code = "goal_stopped" if goal.status == "stopped" else "compute_zero"
+        why = "goal is stopped" if code == "goal_stopped" else "compute quota is 0 (hard pause)"
+        return Assessment("paused", why, (code,), "workspace")
+    if inputs.health_error is not None or goal is None or state is None or usage is None:
+        return Assessment(
+            "blocked_health",
+            inputs.health_error or "state unavailable",
+            ("state_invalid",),
+            "inbox",
+        )
+    high = [h for h in state.health if h.severity == "high"]
+    if high:
+        return Assessment(
+            "blocked_health",
+            f"health finding {high[0].code}: {high[0].message}",
+            ("health_high",),
+            "inbox",
+        )
+    blockers = scope.operator_blockers(state, inputs.agent_id)
+    if blockers:
+        return Assessment(
+            "operator_gate",
+            f"waiting for the owner on {', '.join(blockers)}",
+            ("operator_gate",),
+            "inbox",
+            blockers=tuple(blockers),
+        )
+    focus = state.waiting_on
+    if focus is not None and focus.until > inputs.now:
+        due = _monitor_due_at(focus.poll_every_minutes, focus.last_polled_at or focus.since)
+        monitor_due = due is not None and due <= inputs.now
+        resume = focus.until if due is None or monitor_due else min(due, focus.until)
+        return Assessment(
+            "focus_wait",
+            f"waiting on external evidence: {focus.reason}",
+            ("focus_wait", "monitor_due" if monitor_due else "monitor_not_due"),
+            "monitor",
+            next_eligible_at=resume,
+            monitor_due=monitor_due,
+        )
+    if usage.exhausted:
+        return Assessment(
+            "throttled",
+            f"{usage.spent_slots}/{usage.allowed_slots} slots spent in the {usage.policy.window_hours:g}h window",
+            ("quota_exhausted",),
+            "workspace",
+            next_eligible_at=usage.released_at(),
+        )
+    due = usage.due_at(inputs.agent_id)
+    if due is not None:
+        return Assessment(
+            "waiting",
+            f"not due until {iso(due)} (min interval)",
+            ("not_due",),
+            "workspace",
+            next_eligible_at=due,
+        )
+    if inputs.agent_id is None:
+        return _goal_level(state)
+    candidates = tuple(scope.in_scope(state, inputs.agent_id, inputs.now))
+    if not candidates:
+        if not scope.open_agent_work(state):
+            return Assessment(
+                "eligible",
+                "no open agent todos: replan the frontier",
+                ("frontier_empty",),
+                "replan",
+            )
+        return Assessment(
+            "waiting",
+            "open todos exist but none this agent may take",
+            ("nothing_in_scope",),
+            "workspace",
+        )
+    have = inputs.capabilities_now
+    capable = [t for t in candidates if set(t.required_capabilities) <= have]
+    selected = capable[0] if capable else candidates[0]
+    code = "lease_held" if selected.claimed_by == inputs.agent_id else "todo_selected"
+    return Assessment(
+        "eligible",
+        f"todo {selected.todo_id} is next",
+        (code,),
+        "workspace",
+        selected=selected,
+        candidates=candidates,
+    )
+
+
+def _goal_level(state: GoalState) -> Assessment:
+    """The agent-independent view used by `loopx status`."""
+    if scope.open_agent_work(state):
+        return Assessment("eligible", "open agent todos", ("todos_open",), "workspace")
+    return Assessment("eligible", "no open agent todos: replan the frontier", ("frontier_empty",), "replan")
+
+
+def _monitor_due_at(every_minutes: float | None, last: datetime) -> datetime | None:
+    if every_minutes is None:
+        return None
+    return last + timedelta(minutes=every_minutes)

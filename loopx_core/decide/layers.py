@@ -1,0 +1,276 @@
+"""The four around layers, applied in a fixed order over the base decision.
+
+capability_gate -> interaction_contract -> work_lane_contract -> scheduler_hint.
+Each layer may short-circuit or rewrite the next effect and reports it in its own packet
+field; a short-circuit is kept by every later layer. There is no catch-all handler.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any, Literal
+
+from loopx_core.decide import commands
+from loopx_core.decide.assess import Assessment, Inputs
+from loopx_core.decide.scope import scope_refusal
+from loopx_core.models import Todo
+from loopx_core.settlement.identity import replan_obligation_id, turn_instance_id
+
+DecisionKind = Literal["run", "skip", "observe", "repair"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The decision as it flows through the around layers."""
+
+    decision: DecisionKind
+    should_run: bool
+    effective_action: str
+    recommended_action: str
+    reason: str
+    next_cli_actions: tuple[str, ...] = ()
+    short_circuit: str | None = None
+    """The layer that short-circuited, if any; later layers keep its effect."""
+    turn_instance_id: str | None = None
+    replan_obligation_id: str | None = None
+
+
+Fields = dict[str, Any]
+Layer = Callable[[Inputs, Assessment, Decision, Fields], Decision]
+
+
+def base_decision(inputs: Inputs, a: Assessment) -> Decision:
+    """The decision the quota state implies, before any around layer."""
+    g, ag = inputs.goal_id, inputs.agent_id or "-"
+    match a.state:
+        case "paused":
+            return Decision("skip", False, "pause", "Goal is paused; resume it to continue.", a.reason)
+        case "blocked_health":
+            return Decision(
+                "repair",
+                False,
+                "repair_state",
+                f"Owner: repair the goal state ({a.reason}).",
+                a.reason,
+            )
+        case "operator_gate":
+            return Decision(
+                "skip",
+                False,
+                "await_operator",
+                f"Owner: resolve {', '.join(a.blockers)}.",
+                a.reason,
+            )
+        case "focus_wait":
+            return Decision("skip", False, "wait_focus", "Wait for the external evidence.", a.reason)
+        case "throttled":
+            return Decision("skip", False, "wait_quota", "Quota spent; wait for slots to free up.", a.reason)
+        case "waiting":
+            return Decision("skip", False, "wait", "Nothing to do now; check again later.", a.reason)
+    version = inputs.state.version if inputs.state else 0
+    if a.selected is None:
+        obligation = replan_obligation_id(g, version)
+        instance = turn_instance_id(g, ag, obligation, version)
+        return Decision(
+            "run",
+            True,
+            "replan",
+            "No open todos: add the next todos toward the objective, or stop the goal if it is met.",
+            a.reason,
+            (
+                commands.command("todo", "add", goal_id=g, title="<next step>"),
+                commands.spend(g, ag, None, instance, replan=obligation),
+            ),
+            turn_instance_id=instance,
+            replan_obligation_id=obligation,
+        )
+    todo = a.selected
+    instance = turn_instance_id(g, ag, todo.todo_id, version)
+    return Decision(
+        "run",
+        True,
+        "work_todo",
+        f"Work on todo {todo.todo_id}: {todo.title}",
+        a.reason,
+        (
+            commands.begin_turn(g, ag, todo.todo_id, instance),
+            commands.spend(g, ag, todo.todo_id, instance),
+            commands.complete(g, ag, todo.todo_id),
+        ),
+        turn_instance_id=instance,
+    )
+
+
+def capability_gate(inputs: Inputs, a: Assessment, d: Decision, out: Fields) -> Decision:
+    """Gate the selected todo on the capabilities available now (ask_owner, repair_bridge, unsupported)."""
+    todo = a.selected
+    if d.short_circuit or todo is None:
+        return d
+    have = inputs.capabilities_now
+    missing = [c for c in todo.required_capabilities if c not in have]
+    if not missing:
+        return d
+    registered = set(inputs.agent.capabilities if inputs.agent else ())
+    g, ag = inputs.goal_id, inputs.agent_id or "-"
+    others = _capable_agents(inputs, todo, missing)
+    if set(missing) <= registered:
+        action, decision, run = "repair_bridge", "repair", True
+        text = f"Repair the host bridge for {', '.join(missing)}, then ask should-run again."
+        cli = (commands.command("quota", "should-run", goal_id=g, agent_id=ag),)
+    elif others:
+        action, decision, run = "unsupported", "skip", False
+        text = f"Leave todo {todo.todo_id} to {', '.join(others)}; this agent lacks {', '.join(missing)}."
+        cli = ()
+    else:
+        action, decision, run = "ask_owner", "skip", False
+        text = f"Owner: grant {', '.join(missing)} to an agent, or re-scope todo {todo.todo_id}."
+        cli = ()
+    out["capability_gate"] = {
+        "action": action,
+        "todo_id": todo.todo_id,
+        "missing_capabilities": missing,
+    }
+    return replace(
+        d,
+        decision=decision,
+        should_run=run,
+        effective_action=action,
+        recommended_action=text,
+        reason=f"todo {todo.todo_id} needs {', '.join(missing)}",
+        next_cli_actions=cli,
+        short_circuit="capability_gate",
+        turn_instance_id=d.turn_instance_id if run else None,
+    )
+
+
+def _capable_agents(inputs: Inputs, todo: Todo, missing: list[str]) -> list[str]:
+    """Other registered agents that hold every missing capability and may take the todo."""
+    return [
+        other.agent_id
+        for other in inputs.agents
+        if other.agent_id != inputs.agent_id
+        and set(missing) <= set(other.capabilities)
+        and scope_refusal(todo, other.agent_id, inputs.now) in (None, "claimed_by_other")
+    ]
+
+
+def interaction_contract(inputs: Inputs, a: Assessment, d: Decision, out: Fields) -> Decision:
+    """Say who must act: the agent (autonomous), the owner, or nobody (quiet)."""
+    owner_needed = d.effective_action in ("await_operator", "ask_owner", "repair_state")
+    if owner_needed:
+        mode = "owner_gate"
+    elif d.decision in ("run", "repair"):
+        mode = "autonomous"
+    elif d.decision == "observe":
+        mode = "monitor"
+    else:
+        mode = "quiet"
+    out["interaction_contract"] = {
+        "mode": mode,
+        "user_channel": {"action_required": owner_needed, "notify": owner_needed},
+        "agent_channel": {"must_attempt": d.should_run, "primary_action": d.effective_action},
+    }
+    return d
+
+
+def work_lane_contract(inputs: Inputs, a: Assessment, d: Decision, out: Fields) -> Decision:
+    """Route the turn to a lane; a due monitor poll preempts the wait and becomes an observe."""
+    lane = a.lane
+    codes = list(a.reason_codes)
+    if d.short_circuit == "capability_gate":
+        codes.append("capability_gate")
+    if lane == "monitor" and a.monitor_due and not d.short_circuit:
+        g, ag = inputs.goal_id, inputs.agent_id or "-"
+        d = replace(
+            d,
+            decision="observe",
+            should_run=True,
+            effective_action="poll_evidence",
+            recommended_action="Check the awaited evidence; clear the focus if it arrived, else record the poll.",
+            next_cli_actions=(
+                commands.command("focus", "poll", goal_id=g, agent_id=ag),
+                commands.command("focus", "clear", goal_id=g, evidence="<evidence>"),
+            ),
+            short_circuit="work_lane_contract",
+        )
+    obligation = {
+        "inbox": "await_owner",
+        "workspace": "advance_todo" if d.effective_action == "work_todo" else "none",
+        "replan": "replan_frontier",
+        "monitor": "poll_evidence" if d.decision == "observe" else "none",
+    }[lane]
+    out["work_lane_contract"] = {
+        "lane": lane,
+        "obligation": obligation,
+        "next_lane": _next_lane(a, lane),
+        "must_attempt_work": d.should_run and d.effective_action in ("work_todo", "replan"),
+        "reason_codes": codes,
+    }
+    return d
+
+
+def _next_lane(a: Assessment, lane: str) -> str:
+    if lane == "workspace" and a.selected is not None and len(a.candidates) <= 1:
+        return "replan"
+    if lane in ("inbox", "monitor"):
+        return "workspace"
+    return "workspace" if lane == "replan" else lane
+
+
+ACTIVE_INTERVAL_MIN = 10
+IDLE_INTERVAL_MIN = 60
+MIN_INTERVAL_MIN = 5
+BACKOFF_CAP_MIN = 120
+
+
+def scheduler_hint(inputs: Inputs, a: Assessment, d: Decision, out: Fields) -> Decision:
+    """Tell the host when to wake next: keep, delay, slow down, or pause the heartbeat."""
+    if a.state == "paused":
+        action, cadence, minutes = "pause", "paused", None
+    elif d.decision in ("run", "repair", "observe") and d.should_run:
+        action, cadence, minutes = "keep", "active", ACTIVE_INTERVAL_MIN
+    elif d.effective_action in ("await_operator", "ask_owner", "repair_state", "unsupported"):
+        action, cadence, minutes = "slow", "idle", IDLE_INTERVAL_MIN
+    else:
+        action, cadence, minutes = (
+            "delay",
+            "waiting",
+            _minutes_until(a.next_eligible_at, inputs.now),
+        )
+    out["scheduler_hint"] = {
+        "action": action,
+        "cadence_class": cadence,
+        "recommended_rrule": f"FREQ=MINUTELY;INTERVAL={minutes}" if minutes else None,
+        "unchanged_poll_backoff": {"factor": 2, "cap_minutes": BACKOFF_CAP_MIN},
+    }
+    return d
+
+
+def _minutes_until(when: datetime | None, now: datetime) -> int:
+    if when is None:
+        return IDLE_INTERVAL_MIN
+    minutes = math.ceil((when - now).total_seconds() / 60)
+    return min(IDLE_INTERVAL_MIN, max(MIN_INTERVAL_MIN, minutes))
+
+
+AROUND_LAYERS: tuple[tuple[str, Layer], ...] = (
+    ("capability_gate", capability_gate),
+    ("interaction_contract", interaction_contract),
+    ("work_lane_contract", work_lane_contract),
+    ("scheduler_hint", scheduler_hint),
+)
+"""The around layers in their contractual order."""
+
+
+def run_layers(
+    inputs: Inputs, a: Assessment, layers: tuple[tuple[str, Layer], ...] = AROUND_LAYERS
+) -> tuple[Decision, Fields]:
+    """Apply the around layers in order; returns the final decision and each layer's field."""
+    decision = base_decision(inputs, a)
+    fields: Fields = {}
+    for _name, layer in layers:
+        decision = layer(inputs, a, decision, fields)
+    return decision, fields

@@ -1,0 +1,151 @@
+"""The `loopx_quota_should_run_v1` packet: load (read-only), assess, around layers, assemble."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from loopx_core.clock import iso
+from loopx_core.decide.assess import Assessment, Inputs, assess
+from loopx_core.decide.layers import Decision, run_layers
+from loopx_core.errors import NotFoundError, StateInvalidError
+from loopx_core.ids import check_id
+from loopx_core.quota import compute_usage, lookback
+from loopx_core.settlement.identity import SettlementIdentity
+from loopx_core.store.files import FileStore
+
+PACKET_SCHEMA = "loopx_quota_should_run_v1"
+SETTLEMENT_STEPS = ("validation", "durable_writeback", "quota_spend", "terminal_closeout?")
+
+Packet = dict[str, Any]
+HintContributor = Callable[[Packet], None]
+
+
+def load_inputs(
+    store: FileStore,
+    goal_id: str,
+    agent_id: str | None,
+    now: datetime,
+    *,
+    available_capabilities: tuple[str, ...] | None = None,
+    surface: str | None = None,
+) -> Inputs:
+    """Read registry, goal state and the ledger tail; a broken file becomes `health_error`."""
+    check_id("goal", goal_id)
+    if agent_id is not None:
+        check_id("agent", agent_id)
+    base = Inputs(goal_id, agent_id, now, available_capabilities=available_capabilities, surface=surface)
+    try:
+        registry = store.read_registry()
+    except StateInvalidError as exc:
+        return replace(base, health_error=exc.message)
+    goal = registry.goals.get(goal_id)
+    if goal is None:
+        raise NotFoundError(
+            f"goal {goal_id!r} not found: `loopx goal add --goal-id {goal_id} ...` creates it"
+        )
+    agent = None
+    if agent_id is not None:
+        agent = registry.agents.get(agent_id)
+        if agent is None:
+            raise NotFoundError(
+                f"agent {agent_id!r} is not registered: run `loopx agent register --agent-id {agent_id}`"
+            )
+    loaded = replace(base, goal=goal, agent=agent, agents=tuple(registry.agents.values()))
+    try:
+        state = store.read_goal(goal_id)
+        events = store.ledger_since(goal_id, now - lookback(goal.quota))
+    except (StateInvalidError, NotFoundError) as exc:
+        return replace(loaded, health_error=exc.message)
+    usage = compute_usage(goal.quota, events, now)
+    return replace(loaded, state=state, usage=usage)
+
+
+def build_packet(inputs: Inputs, *, contributors: tuple[HintContributor, ...] = ()) -> Packet:
+    """Assess, run the around layers, and assemble the packet (pure: no I/O)."""
+    assessment = assess(inputs)
+    decision, fields = run_layers(inputs, assessment)
+    packet: Packet = {
+        "schema": PACKET_SCHEMA,
+        "goal_id": inputs.goal_id,
+        "agent_id": inputs.agent_id,
+        "evaluated_at": iso(inputs.now),
+        "decision": decision.decision,
+        "should_run": decision.should_run,
+        "effective_action": decision.effective_action,
+        "recommended_action": decision.recommended_action,
+        "reason": decision.reason,
+        "quota": _quota(inputs, assessment),
+    }
+    if inputs.surface:
+        packet["surface"] = inputs.surface
+    if "capability_gate" in fields:
+        packet["capability_gate"] = fields["capability_gate"]
+    interaction = fields["interaction_contract"]
+    interaction["cli_channel"] = {"next_cli_actions": list(decision.next_cli_actions)}
+    packet["interaction_contract"] = interaction
+    packet["work_lane_contract"] = fields["work_lane_contract"]
+    packet["selected_todo"] = _todo(assessment)
+    packet["settlement_plan"] = _plan(inputs, decision, assessment)
+    packet["scheduler_hint"] = fields["scheduler_hint"]
+    packet["protocol_action_packet"] = {"summary": _summary(decision, assessment, packet)}
+    for contribute in contributors:
+        contribute(packet)
+    return packet
+
+
+def _quota(inputs: Inputs, a: Assessment) -> dict[str, Any]:
+    out: dict[str, Any] = {"state": a.state}
+    if inputs.goal is not None:
+        policy = inputs.goal.quota
+        out.update(
+            compute=policy.compute,
+            window_hours=policy.window_hours,
+            slot_minutes=policy.slot_minutes,
+        )
+    if inputs.usage is not None:
+        out.update(allowed_slots=inputs.usage.allowed_slots, spent_slots=inputs.usage.spent_slots)
+    out["next_eligible_at"] = iso(a.next_eligible_at) if a.next_eligible_at else None
+    return out
+
+
+def _todo(a: Assessment) -> dict[str, Any] | None:
+    todo = a.selected
+    if todo is None:
+        return None
+    out: dict[str, Any] = {"todo_id": todo.todo_id, "title": todo.title, "priority": todo.priority}
+    if todo.required_capabilities:
+        out["required_capabilities"] = todo.required_capabilities
+    if todo.claimed_by:
+        out["claimed_by"] = todo.claimed_by
+    return out
+
+
+def _plan(inputs: Inputs, d: Decision, a: Assessment) -> dict[str, Any] | None:
+    if d.turn_instance_id is None or inputs.agent_id is None:
+        return None
+    identity = SettlementIdentity(
+        goal_id=inputs.goal_id,
+        agent_id=inputs.agent_id,
+        todo_id=a.selected.todo_id if a.selected else None,
+        turn_instance_id=d.turn_instance_id,
+        replan_obligation_id=d.replan_obligation_id,
+    )
+    return {
+        "identity": identity.to_json(),
+        "effect_id": identity.effect_id,
+        "turn_key": identity.turn_key,
+        "steps": list(SETTLEMENT_STEPS),
+    }
+
+
+def _summary(d: Decision, a: Assessment, packet: Packet) -> str:
+    quota = packet["quota"]
+    slots = (
+        f"{quota['spent_slots']}/{quota['allowed_slots']} slots"
+        if "spent_slots" in quota
+        else "quota unknown"
+    )
+    return f"{d.decision}: {d.effective_action} ({a.state}, {packet['work_lane_contract']['lane']}); {slots}"

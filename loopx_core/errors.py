@@ -1,0 +1,81 @@
+"""Typed errors and the documented exit codes of the `loopx` command."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Process exit codes; documented in docs/cli.md and stable across releases."""
+
+    OK = 0
+    INTERNAL = 1
+    USAGE = 2
+    NOT_FOUND = 3
+    STATE_INVALID = 4
+    CONFLICT = 5
+    LOCK_TIMEOUT = 6
+    REFUSED = 7
+
+
+class LoopxError(Exception):
+    """Base of every error LoopX reports as one line and an exit code."""
+
+    code: str = "error"
+    exit_code: ExitCode = ExitCode.INTERNAL
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+    def to_json(self) -> dict[str, object]:
+        """The JSON error object printed under `--format json`."""
+        return {"error": {"code": self.code, "message": self.message, "exit_code": int(self.exit_code)}}
+
+
+class UsageError(LoopxError):
+    """Bad arguments: an invalid id, an unknown choice, a malformed time."""
+
+    code = "usage"
+    exit_code = ExitCode.USAGE
+
+
+class NotFoundError(LoopxError):
+    """A goal, agent, todo, gate or the state root itself does not exist."""
+
+    code = "not_found"
+    exit_code = ExitCode.NOT_FOUND
+
+
+class StateInvalidError(LoopxError):
+    """A state file is unreadable, truncated, invalid or of an unsupported schema."""
+
+    code = "state_invalid"
+    exit_code = ExitCode.STATE_INVALID
+
+    def __init__(self, message: str, *, path: str | None = None, code: str | None = None) -> None:
+        super().__init__(message, code=code)
+        self.path = path
+
+
+class ConflictError(LoopxError):
+    """A compare-and-swap lost: the todo is claimed by someone else, or state moved."""
+
+    code = "conflict"
+    exit_code = ExitCode.CONFLICT
+
+
+class LockTimeoutError(LoopxError):
+    """The per-goal lock could not be taken in time."""
+
+    code = "lock_timeout"
+    exit_code = ExitCode.LOCK_TIMEOUT
+
+
+class RefusedError(LoopxError):
+    """A well-formed request the current state does not allow."""
+
+    code = "refused"
+    exit_code = ExitCode.REFUSED

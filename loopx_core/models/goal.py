@@ -1,0 +1,90 @@
+"""Goal state (`.loopx/goals/<goal>/state.json`): todos, gates, focus, health, version."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import AwareDatetime, Field
+
+from loopx_core.models.common import SCHEMA_VERSION, Id, StrictModel
+
+TodoStatus = Literal["open", "claimed", "done", "blocked", "deferred"]
+
+
+class Todo(StrictModel):
+    """One unit of work, for an agent or for the user (operator)."""
+
+    todo_id: Id
+    title: str
+    kind: Literal["agent", "user"] = "agent"
+    status: TodoStatus = "open"
+    priority: int = Field(default=2, ge=0, le=9)
+    required_capabilities: list[str] = Field(default_factory=list)
+    claimed_by: Id | None = None
+    claimed_at: AwareDatetime | None = None
+    lease_expires_at: AwareDatetime | None = None
+    bound_agent: Id | None = None
+    excluded_agents: list[Id] = Field(default_factory=list)
+    blocks_agent: Id | None = None
+    evidence: list[str] = Field(default_factory=list)
+    blocked_reason: str | None = None
+    created_at: AwareDatetime
+    updated_at: AwareDatetime
+
+    @property
+    def is_open_work(self) -> bool:
+        """Open or claimed: not yet done, blocked or deferred."""
+        return self.status in ("open", "claimed")
+
+
+class Gate(StrictModel):
+    """An operator gate: while open it stops the agent it blocks (or every agent)."""
+
+    gate_id: Id
+    title: str
+    status: Literal["open", "resolved"] = "open"
+    blocks_agent: Id | None = None
+    resolution: str | None = None
+    opened_at: AwareDatetime
+    resolved_at: AwareDatetime | None = None
+
+
+class WaitingOn(StrictModel):
+    """A focus wait: the goal waits on external evidence until `until`."""
+
+    reason: str
+    until: AwareDatetime
+    poll_every_minutes: float | None = Field(default=None, gt=0)
+    last_polled_at: AwareDatetime | None = None
+    since: AwareDatetime
+
+
+class HealthFinding(StrictModel):
+    """A recorded health problem; `high` severity blocks the goal."""
+
+    code: str
+    severity: Literal["low", "medium", "high"]
+    message: str
+
+
+class GoalState(StrictModel):
+    """The whole per-goal state file; `version` increments on every write (compare-and-swap)."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    goal_id: Id
+    version: int = 0
+    next_todo_number: int = 1
+    todos: list[Todo] = Field(default_factory=list)
+    gates: list[Gate] = Field(default_factory=list)
+    waiting_on: WaitingOn | None = None
+    health: list[HealthFinding] = Field(default_factory=list)
+    evidence: list[str] = Field(default_factory=list)
+    """Goal-level evidence, e.g. what ended a focus wait."""
+
+    def todo(self, todo_id: str) -> Todo | None:
+        """The todo with this id, or None."""
+        return next((t for t in self.todos if t.todo_id == todo_id), None)
+
+    def gate(self, gate_id: str) -> Gate | None:
+        """The gate with this id, or None."""
+        return next((g for g in self.gates if g.gate_id == gate_id), None)

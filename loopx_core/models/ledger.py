@@ -1,0 +1,33 @@
+"""Ledger events (`.loopx/goals/<goal>/events.jsonl`): the truth of spend.
+
+Every event carries the settlement identity (goal, agent, todo, turn instance, replan
+obligation) and the effect id it settles, so spends bind to a turn without a migration.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import AwareDatetime, Field
+
+from loopx_core.models.common import SCHEMA_VERSION, Id, StrictModel
+
+
+class LedgerEvent(StrictModel):
+    """One append-only ledger line: a spend of slots, or the void of an earlier spend."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    event_id: Id
+    seq: int = Field(ge=1)
+    kind: Literal["spend", "void"]
+    at: AwareDatetime
+    goal_id: Id
+    agent_id: Id
+    todo_id: Id | None = None
+    turn_instance_id: str | None = None
+    replan_obligation_id: str | None = None
+    effect_id: str | None = None
+    slots: int = Field(default=0, ge=0)
+    duration_seconds: float | None = Field(default=None, ge=0)
+    voids_event_id: Id | None = None
+    reason: str | None = None

@@ -1,0 +1,53 @@
+"""The registry (`.loopx/registry.json`): goal index, quota policy, agents."""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import AwareDatetime, Field
+
+from loopx_core.models.common import SCHEMA_VERSION, Id, StrictModel
+
+
+class QuotaPolicy(StrictModel):
+    """A goal's compute budget: `compute` of every slot in a rolling window."""
+
+    compute: float = Field(default=1.0, ge=0.0, le=1.0)
+    window_hours: float = Field(default=24.0, gt=0)
+    slot_minutes: float = Field(default=1.0, gt=0)
+    min_interval_minutes: float = Field(default=0.0, ge=0)
+
+    @property
+    def allowed_slots(self) -> int:
+        """`floor(window_hours * 60 / slot_minutes * compute)`."""
+        return math.floor(self.window_hours * 60 / self.slot_minutes * self.compute + 1e-9)
+
+
+class GoalEntry(StrictModel):
+    """One goal in the index: its objective, activation status and quota policy."""
+
+    goal_id: Id
+    objective: str
+    status: Literal["active", "stopped"] = "active"
+    quota: QuotaPolicy = Field(default_factory=QuotaPolicy)
+    created_at: AwareDatetime
+    updated_at: AwareDatetime
+
+
+class AgentEntry(StrictModel):
+    """A registered agent and the capabilities it is registered to have."""
+
+    agent_id: Id
+    capabilities: list[str] = Field(default_factory=list)
+    host: str | None = None
+    registered_at: AwareDatetime
+    updated_at: AwareDatetime
+
+
+class Registry(StrictModel):
+    """The whole registry file."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    goals: dict[Id, GoalEntry] = Field(default_factory=dict)
+    agents: dict[Id, AgentEntry] = Field(default_factory=dict)

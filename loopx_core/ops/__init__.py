@@ -1,0 +1,1 @@
+"""Operations: every state change LoopX makes, shared by the CLI and the MCP server."""

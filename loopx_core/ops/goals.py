@@ -1,0 +1,139 @@
+"""Goals and agents: create, configure, stop, resume, register."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from loopx_core.errors import ConflictError, NotFoundError, UsageError
+from loopx_core.ids import check_id
+from loopx_core.models import AgentEntry, GoalEntry, GoalState, QuotaPolicy, Registry
+from loopx_core.store.files import FileStore
+
+
+def require_goal(registry: Registry, goal_id: str) -> GoalEntry:
+    """The goal's registry entry, or a `NotFoundError` that says how to create it."""
+    check_id("goal", goal_id)
+    goal = registry.goals.get(goal_id)
+    if goal is None:
+        raise NotFoundError(f"goal {goal_id!r} not found (see `loopx goal list`)")
+    return goal
+
+
+def require_agent(registry: Registry, agent_id: str) -> AgentEntry:
+    """The agent's registry entry, or a `NotFoundError` that says how to register it."""
+    check_id("agent", agent_id)
+    agent = registry.agents.get(agent_id)
+    if agent is None:
+        raise NotFoundError(
+            f"agent {agent_id!r} is not registered: run `loopx agent register --agent-id {agent_id}`"
+        )
+    return agent
+
+
+def policy_from(base: QuotaPolicy, **changes: float | None) -> QuotaPolicy:
+    """A validated copy of `base` with the given (non-None) fields changed."""
+    data = base.model_dump()
+    data.update({k: v for k, v in changes.items() if v is not None})
+    try:
+        return QuotaPolicy.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise UsageError(f"invalid quota {first['loc'][0]}: {first['msg']}") from None
+
+
+def add_goal(
+    store: FileStore, goal_id: str, objective: str, now: datetime, **quota: float | None
+) -> GoalEntry:
+    """Create a goal: its registry entry and an empty state."""
+    check_id("goal", goal_id)
+    if not objective.strip():
+        raise UsageError("a goal needs a non-empty --objective")
+    policy = policy_from(QuotaPolicy(), **quota)
+
+    def change(registry: Registry) -> GoalEntry:
+        if goal_id in registry.goals:
+            raise ConflictError(f"goal {goal_id!r} already exists (use `loopx goal configure`)")
+        entry = GoalEntry(
+            goal_id=goal_id,
+            objective=objective.strip(),
+            quota=policy,
+            created_at=now,
+            updated_at=now,
+        )
+        store.create_goal(GoalState(goal_id=goal_id))
+        registry.goals[goal_id] = entry
+        return entry
+
+    return store.update_registry(change)
+
+
+def configure_goal(
+    store: FileStore,
+    goal_id: str,
+    now: datetime,
+    *,
+    objective: str | None = None,
+    **quota: float | None,
+) -> GoalEntry:
+    """Change a goal's objective or quota policy."""
+
+    def change(registry: Registry) -> GoalEntry:
+        goal = require_goal(registry, goal_id)
+        if objective is not None:
+            if not objective.strip():
+                raise UsageError("--objective must not be empty")
+            goal.objective = objective.strip()
+        goal.quota = policy_from(goal.quota, **quota)
+        goal.updated_at = now
+        return goal
+
+    return store.update_registry(change)
+
+
+def set_goal_status(store: FileStore, goal_id: str, status: str, now: datetime) -> GoalEntry:
+    """Stop (hard pause) or resume a goal."""
+
+    def change(registry: Registry) -> GoalEntry:
+        goal = require_goal(registry, goal_id)
+        goal.status = status  # type: ignore[assignment]
+        goal.updated_at = now
+        return goal
+
+    return store.update_registry(change)
+
+
+def show_goal(store: FileStore, goal_id: str) -> dict[str, Any]:
+    """A goal's registry entry and state, as JSON data."""
+    goal = require_goal(store.read_registry(), goal_id)
+    state = store.read_goal(goal_id)
+    return {"goal": goal.model_dump(mode="json"), "state": state.model_dump(mode="json")}
+
+
+def register_agent(
+    store: FileStore,
+    agent_id: str,
+    capabilities: list[str],
+    now: datetime,
+    *,
+    host: str | None = None,
+) -> AgentEntry:
+    """Register an agent or update its capabilities (registration is idempotent)."""
+    check_id("agent", agent_id)
+    caps = sorted({c.strip() for c in capabilities if c.strip()})
+
+    def change(registry: Registry) -> AgentEntry:
+        existing = registry.agents.get(agent_id)
+        entry = AgentEntry(
+            agent_id=agent_id,
+            capabilities=caps,
+            host=host if host is not None else (existing.host if existing else None),
+            registered_at=existing.registered_at if existing else now,
+            updated_at=now,
+        )
+        registry.agents[agent_id] = entry
+        return entry
+
+    return store.update_registry(change)

@@ -1,0 +1,198 @@
+"""Todos: add, list, and the lease lifecycle (claim, release, complete, block)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Literal
+
+from loopx_core.decide import scope
+from loopx_core.errors import ConflictError, NotFoundError, RefusedError, UsageError
+from loopx_core.ids import check_id
+from loopx_core.models import GoalState, Todo
+from loopx_core.ops.goals import require_agent, require_goal
+from loopx_core.store.files import FileStore
+
+DEFAULT_LEASE_MINUTES = 30.0
+
+
+def require_todo(state: GoalState, todo_id: str) -> Todo:
+    """The todo, or a `NotFoundError`."""
+    check_id("todo", todo_id)
+    todo = state.todo(todo_id)
+    if todo is None:
+        raise NotFoundError(f"todo {todo_id!r} not found in goal {state.goal_id!r}")
+    return todo
+
+
+def add_todo(
+    store: FileStore,
+    goal_id: str,
+    title: str,
+    now: datetime,
+    *,
+    todo_id: str | None = None,
+    kind: Literal["agent", "user"] = "agent",
+    priority: int = 2,
+    required_capabilities: list[str] | None = None,
+    bound_agent: str | None = None,
+    excluded_agents: list[str] | None = None,
+    blocks_agent: str | None = None,
+) -> Todo:
+    """Add a todo; without `todo_id` the next free `t<N>` is used."""
+    registry = store.read_registry()
+    require_goal(registry, goal_id)
+    if not title.strip():
+        raise UsageError("a todo needs a non-empty --title")
+    if not 0 <= priority <= 9:
+        raise UsageError("--priority must be 0 (first) to 9 (last)")
+    for kind_name, agent in [("bound", bound_agent), ("blocks", blocks_agent)] + [
+        ("excluded", a) for a in excluded_agents or []
+    ]:
+        if agent is not None:
+            check_id(f"{kind_name} agent", agent)
+    if todo_id is not None:
+        check_id("todo", todo_id)
+
+    def change(state: GoalState) -> Todo:
+        chosen = todo_id
+        if chosen is None:
+            while state.todo(f"t{state.next_todo_number}") is not None:
+                state.next_todo_number += 1
+            chosen = f"t{state.next_todo_number}"
+            state.next_todo_number += 1
+        elif state.todo(chosen) is not None:
+            raise ConflictError(f"todo {chosen!r} already exists in goal {goal_id!r}")
+        todo = Todo(
+            todo_id=chosen,
+            title=title.strip(),
+            kind=kind,
+            priority=priority,
+            required_capabilities=sorted(set(required_capabilities or [])),
+            bound_agent=bound_agent,
+            excluded_agents=sorted(set(excluded_agents or [])),
+            blocks_agent=blocks_agent,
+            created_at=now,
+            updated_at=now,
+        )
+        state.todos.append(todo)
+        return todo
+
+    return store.update_goal(goal_id, change)
+
+
+def list_todos(store: FileStore, goal_id: str, *, status: str | None = None) -> list[Todo]:
+    """The goal's todos in run order, optionally only those of one status."""
+    state = store.read_goal(goal_id)
+    todos = scope.ordered(state.todos)
+    return [t for t in todos if status is None or t.status == status]
+
+
+def claim_todo(
+    store: FileStore,
+    goal_id: str,
+    todo_id: str,
+    agent_id: str,
+    now: datetime,
+    *,
+    lease_minutes: float = DEFAULT_LEASE_MINUTES,
+) -> Todo:
+    """Take (or renew) the todo's lease by compare-and-swap under the goal lock.
+
+    Exactly one of several concurrent claimants wins; the others get `ConflictError`.
+    """
+    require_agent(store.read_registry(), agent_id)
+    if lease_minutes <= 0:
+        raise UsageError("--lease-minutes must be positive")
+
+    def change(state: GoalState) -> Todo:
+        todo = require_todo(state, todo_id)
+        refusal = scope.scope_refusal(todo, agent_id, now)
+        if refusal == "claimed_by_other":
+            raise ConflictError(
+                f"todo {todo_id!r} is claimed by {todo.claimed_by!r} until {todo.lease_expires_at:%Y-%m-%dT%H:%M:%SZ}"
+            )
+        if refusal is not None:
+            raise RefusedError(f"agent {agent_id!r} may not take todo {todo_id!r}: {refusal}", code=refusal)
+        gate = scope.operator_blockers(state, agent_id)
+        if gate:
+            raise RefusedError(
+                f"agent {agent_id!r} is behind an operator gate: {', '.join(gate)}",
+                code="operator_gate",
+            )
+        if todo not in scope.in_scope(state, agent_id, now):
+            raise RefusedError(
+                f"agent {agent_id!r} must finish its blocking todo first", code="blocked_by_todo"
+            )
+        renewing = todo.claimed_by == agent_id and scope.lease_live(todo, now)
+        todo.claimed_by = agent_id
+        todo.claimed_at = todo.claimed_at if renewing else now
+        todo.lease_expires_at = now + timedelta(minutes=lease_minutes)
+        todo.status = "claimed"
+        todo.updated_at = now
+        return todo
+
+    return store.update_goal(goal_id, change)
+
+
+def release_todo(store: FileStore, goal_id: str, todo_id: str, agent_id: str, now: datetime) -> Todo:
+    """Give the lease back; only its holder may."""
+
+    def change(state: GoalState) -> Todo:
+        todo = require_todo(state, todo_id)
+        if todo.claimed_by != agent_id:
+            raise ConflictError(f"todo {todo_id!r} is not claimed by {agent_id!r}")
+        _clear_claim(todo, "open", now)
+        return todo
+
+    return store.update_goal(goal_id, change)
+
+
+def complete_todo(
+    store: FileStore,
+    goal_id: str,
+    todo_id: str,
+    now: datetime,
+    *,
+    agent_id: str | None = None,
+    evidence: list[str] | None = None,
+) -> Todo:
+    """Mark a todo done with its evidence; an agent todo only by its lease holder."""
+
+    def change(state: GoalState) -> Todo:
+        todo = require_todo(state, todo_id)
+        if todo.status == "done":
+            return todo  # completing twice changes nothing
+        if todo.kind == "agent":
+            if agent_id is None:
+                raise UsageError("completing an agent todo needs --agent-id")
+            if todo.claimed_by != agent_id:
+                raise ConflictError(f"todo {todo_id!r} is not claimed by {agent_id!r}: claim it first")
+        todo.evidence.extend(e.strip() for e in evidence or [] if e.strip())
+        _clear_claim(todo, "done", now)
+        return todo
+
+    return store.update_goal(goal_id, change)
+
+
+def block_todo(store: FileStore, goal_id: str, todo_id: str, reason: str, now: datetime) -> Todo:
+    """Mark a todo blocked (its lease, if any, is dropped)."""
+    if not reason.strip():
+        raise UsageError("blocking a todo needs a --reason")
+
+    def change(state: GoalState) -> Todo:
+        todo = require_todo(state, todo_id)
+        if todo.status == "done":
+            raise RefusedError(f"todo {todo_id!r} is already done", code="already_done")
+        todo.blocked_reason = reason.strip()
+        _clear_claim(todo, "blocked", now)
+        return todo
+
+    return store.update_goal(goal_id, change)
+
+
+def _clear_claim(todo: Todo, status: Literal["open", "done", "blocked"], now: datetime) -> None:
+    todo.status = status
+    todo.claimed_by = None
+    todo.claimed_at = None
+    todo.lease_expires_at = None
+    todo.updated_at = now

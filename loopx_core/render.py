@@ -1,0 +1,75 @@
+"""Markdown renderings for people: the should-run packet, todo lists, status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def packet_markdown(p: dict[str, Any]) -> str:
+    """The should-run packet as Markdown: the same facts, for a person."""
+    q = p["quota"]
+    lane = p["work_lane_contract"]
+    ic = p["interaction_contract"]
+    sched = p["scheduler_hint"]
+    slots = f"{q['spent_slots']}/{q['allowed_slots']} slots" if "spent_slots" in q else "slots unknown"
+    lines = [
+        f"# should-run: {p['decision'].upper()} (goal `{p['goal_id']}`, agent `{p['agent_id']}`)",
+        "",
+        f"**{p['effective_action']}**: {p['recommended_action']}",
+        "",
+        f"- reason: {p['reason']}",
+        f"- quota: {q['state']}, {slots}"
+        + (f", next eligible {q['next_eligible_at']}" if q["next_eligible_at"] else ""),
+        f"- lane: {lane['lane']} (obligation {lane['obligation']}, then {lane['next_lane']})",
+        f"- interaction: {ic['mode']}; owner action required: {'yes' if ic['user_channel']['action_required'] else 'no'}",
+    ]
+    gate = p.get("capability_gate")
+    if gate:
+        lines.append(
+            f"- capability gate: {gate['action']} for todo {gate['todo_id']}, missing {', '.join(gate['missing_capabilities'])}"
+        )
+    todo = p.get("selected_todo")
+    if todo:
+        lines.append(f"- todo: {todo['todo_id']} (P{todo['priority']}) {todo['title']}")
+    plan = p.get("settlement_plan")
+    if plan:
+        lines.append(f"- settlement: {' -> '.join(plan['steps'])} (turn {plan['turn_key'][:19]}...)")
+    rule = sched["recommended_rrule"] or "none"
+    lines.append(f"- scheduler: {sched['action']}, {sched['cadence_class']}, {rule}")
+    actions = ic["cli_channel"]["next_cli_actions"]
+    if actions:
+        lines += ["", "## Next CLI actions", ""]
+        lines += [f"{i}. `{a}`" for i, a in enumerate(actions, 1)]
+    return "\n".join(lines) + "\n"
+
+
+def table(headers: list[str], rows: list[list[Any]]) -> str:
+    """A Markdown table."""
+
+    def cell(value: Any) -> str:
+        return "-" if value is None or value == "" else str(value).replace("|", "\\|")
+
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(out) + "\n"
+
+
+def status_markdown(rows: list[dict[str, Any]]) -> str:
+    """`loopx status` as a Markdown table, most urgent first."""
+    if not rows:
+        return "No goals yet: `loopx goal add --goal-id ID --objective TEXT`.\n"
+    return "# LoopX status\n\n" + table(
+        ["goal", "state", "who acts", "todos open/done", "slots", "next eligible", "reason"],
+        [
+            [
+                r["goal_id"],
+                r["state"],
+                r["who_acts"],
+                f"{r['todos_open']}/{r['todos_done']}",
+                f"{r['spent_slots']}/{r['allowed_slots']}" if r["spent_slots"] is not None else "-",
+                r["next_eligible_at"],
+                r["reason"],
+            ]
+            for r in rows
+        ],
+    )

@@ -1,0 +1,1 @@
+"""Settlement: the identity, plan, receipts and typed failures that make a turn exactly-once."""

@@ -1,0 +1,59 @@
+"""`SettlementIdentity`: who settles what, with a stable effect id and turn key."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+
+from loopx_core.errors import UsageError
+
+TURN_KEY_PREFIX = "sha256:"
+
+
+@dataclass(frozen=True)
+class SettlementIdentity:
+    """The identity a turn's writeback, spend and closeout are bound to.
+
+    A turn advances either one todo or one replan obligation, never both.
+    """
+
+    goal_id: str
+    agent_id: str
+    todo_id: str | None
+    turn_instance_id: str
+    replan_obligation_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.todo_id is None) == (self.replan_obligation_id is None):
+            raise UsageError("a settlement identity binds exactly one of todo_id or replan_obligation_id")
+
+    @property
+    def effect_id(self) -> str:
+        """The sha256 of the canonical identity: stable across processes and retries."""
+        canonical = json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+    @property
+    def turn_key(self) -> str:
+        """The journal selector `sha256:<64 hex>` for this turn."""
+        return TURN_KEY_PREFIX + self.effect_id
+
+    def to_json(self) -> dict[str, str | None]:
+        """The identity as a JSON object."""
+        return asdict(self)
+
+
+def turn_instance_id(goal_id: str, agent_id: str, subject: str, state_version: int) -> str:
+    """A deterministic turn instance for a subject (todo or replan obligation) at a state version.
+
+    should-run is read-only, so it names the turn it proposes; `turn begin` opens exactly it,
+    and a retried begin finds the same turn instead of opening a second one.
+    """
+    seed = f"{goal_id}\0{agent_id}\0{subject}\0{state_version}"
+    return "ti-" + hashlib.sha256(seed.encode()).hexdigest()[:16]
+
+
+def replan_obligation_id(goal_id: str, state_version: int) -> str:
+    """The replan obligation raised when the frontier is empty at a state version."""
+    return f"replan-{goal_id}-v{state_version}"

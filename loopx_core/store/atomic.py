@@ -1,0 +1,80 @@
+"""Atomic file writes (temp file, fsync, rename) and schema-checked reads."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from loopx_core.errors import NotFoundError, StateInvalidError
+from loopx_core.models.common import SCHEMA_VERSION
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` so a reader sees the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a rename in `directory` durable."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_model(path: Path, model: BaseModel) -> None:
+    """Write a model as indented JSON, atomically."""
+    atomic_write_bytes(path, model.model_dump_json(indent=2).encode() + b"\n")
+
+
+def read_model(path: Path, model: type[M], *, what: str) -> M:
+    """Read and validate a JSON file; refuse unknown or newer schemas without touching it."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise NotFoundError(f"{what} not found at {path}") from None
+    except OSError as exc:
+        raise StateInvalidError(f"{what} unreadable at {path}: {exc.strerror}", path=str(path)) from None
+    try:
+        return model.model_validate_json(data)
+    except ValidationError as exc:
+        raise _explain(path, data, what, exc) from None
+
+
+def _explain(path: Path, data: bytes, what: str, exc: ValidationError) -> StateInvalidError:
+    """Turn a validation failure into one line that says what is wrong with the file."""
+    try:
+        raw = json.loads(data)
+    except ValueError as bad:
+        hint = " (empty)" if not data.strip() else " (truncated?)" if "Expecting" in str(bad) else ""
+        return StateInvalidError(f"{what} at {path} is not valid JSON{hint}: {bad}", path=str(path))
+    version = raw.get("schema_version") if isinstance(raw, dict) else None
+    if version != SCHEMA_VERSION:
+        return StateInvalidError(
+            f"{what} at {path} has schema_version {version!r}; this loopx reads {SCHEMA_VERSION} "
+            "(file left unchanged)",
+            path=str(path),
+            code="schema_unsupported",
+        )
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "(root)"
+    return StateInvalidError(f"{what} at {path} is invalid at {where}: {first['msg']}", path=str(path))

@@ -1,0 +1,151 @@
+"""`FileStore`: the embedded store, plain files under `<root>/.loopx/`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TypeVar
+
+from loopx_core.errors import ConflictError, NotFoundError
+from loopx_core.ids import check_id
+from loopx_core.models import GoalState, LedgerEvent, Registry
+from loopx_core.store import ledger
+from loopx_core.store.atomic import read_model, write_model
+from loopx_core.store.lock import file_lock
+
+T = TypeVar("T")
+
+STATE_DIR = ".loopx"
+REGISTRY_LOCK = "registry"
+
+
+def find_root(explicit: str | os.PathLike[str] | None = None, *, cwd: Path | None = None) -> Path:
+    """The project root: `explicit`, else `LOOPX_ROOT`, else the nearest folder up holding `.loopx/`."""
+    chosen = explicit or os.environ.get("LOOPX_ROOT")
+    if chosen:
+        return Path(chosen).expanduser().resolve()
+    start = (cwd or Path.cwd()).resolve()
+    for folder in (start, *start.parents):
+        if (folder / STATE_DIR).is_dir():
+            return folder
+    return start
+
+
+class FileStore:
+    """Registry, goal states and ledgers as files; every write atomic and locked."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.state_dir = root / STATE_DIR
+
+    # -- paths -------------------------------------------------------------------------
+    @property
+    def registry_path(self) -> Path:
+        """`.loopx/registry.json`."""
+        return self.state_dir / "registry.json"
+
+    def goal_dir(self, goal_id: str) -> Path:
+        """`.loopx/goals/<goal>/` (the id is checked, so it stays inside `.loopx/`)."""
+        return self.state_dir / "goals" / check_id("goal", goal_id)
+
+    def goal_path(self, goal_id: str) -> Path:
+        """`.loopx/goals/<goal>/state.json`."""
+        return self.goal_dir(goal_id) / "state.json"
+
+    def ledger_path(self, goal_id: str) -> Path:
+        """`.loopx/goals/<goal>/events.jsonl`."""
+        return self.goal_dir(goal_id) / "events.jsonl"
+
+    def lock_path(self, name: str) -> Path:
+        """`.loopx/locks/<name>.lock`."""
+        return self.state_dir / "locks" / f"{name}.lock"
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def is_initialized(self) -> bool:
+        """True when `.loopx/registry.json` exists."""
+        return self.registry_path.is_file()
+
+    def init(self) -> bool:
+        """Create an empty registry; False (and nothing written) if one already exists."""
+        with file_lock(self.lock_path(REGISTRY_LOCK)):
+            if self.registry_path.exists():
+                return False
+            write_model(self.registry_path, Registry())
+            return True
+
+    def _require_init(self) -> None:
+        if not self.is_initialized():
+            raise NotFoundError(
+                f"no LoopX state at {self.root}: run `loopx init` there first (or pass --root)"
+            )
+
+    # -- registry ----------------------------------------------------------------------
+    def read_registry(self) -> Registry:
+        """The registry, validated."""
+        self._require_init()
+        return read_model(self.registry_path, Registry, what="registry")
+
+    def update_registry(self, change: Callable[[Registry], T]) -> T:
+        """Apply `change` to the registry under its lock and write it back atomically."""
+        self._require_init()
+        with file_lock(self.lock_path(REGISTRY_LOCK)):
+            registry = read_model(self.registry_path, Registry, what="registry")
+            result = change(registry)
+            write_model(self.registry_path, registry)
+            return result
+
+    # -- goal state --------------------------------------------------------------------
+    def read_goal(self, goal_id: str) -> GoalState:
+        """A goal's state, validated."""
+        return read_model(self.goal_path(goal_id), GoalState, what=f"state of goal {goal_id!r}")
+
+    def create_goal(self, state: GoalState) -> None:
+        """Write a new goal's first state; refuses to overwrite an existing one."""
+        with file_lock(self.lock_path(state.goal_id)):
+            path = self.goal_path(state.goal_id)
+            if path.exists():
+                raise ConflictError(f"goal {state.goal_id!r} already has state at {path}")
+            write_model(path, state)
+
+    def update_goal(
+        self, goal_id: str, change: Callable[[GoalState], T], *, expect_version: int | None = None
+    ) -> T:
+        """Compare-and-swap a goal's state under its lock; the version increments.
+
+        `change` mutates the state in place and returns a result; if it raises, nothing
+        is written.
+        """
+        with file_lock(self.lock_path(goal_id)):
+            state = self.read_goal(goal_id)
+            if expect_version is not None and state.version != expect_version:
+                raise ConflictError(
+                    f"goal {goal_id!r} moved: expected version {expect_version}, found {state.version}"
+                )
+            result = change(state)
+            state.version += 1
+            write_model(self.goal_path(goal_id), state)
+            return result
+
+    # -- ledger ------------------------------------------------------------------------
+    def append_event(
+        self, goal_id: str, build: Callable[[int, LedgerEvent | None], LedgerEvent]
+    ) -> LedgerEvent:
+        """Append the event `build(next_seq, last_event)` returns, under the goal lock."""
+        path = self.ledger_path(goal_id)
+        with file_lock(self.lock_path(goal_id)):
+            last = ledger.last_event(path)
+            event = build((last.seq + 1) if last else 1, last)
+            if last is not None and event.at < last.at:
+                event = event.model_copy(update={"at": last.at})  # keep the tail ordered by time
+            ledger.append_line(path, event.model_dump_json(exclude_none=True).encode())
+            return event
+
+    def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:
+        """Ledger events at or after `since`, oldest first."""
+        return ledger.read_tail(self.ledger_path(goal_id), since)
+
+    def ledger_all(self, goal_id: str) -> list[LedgerEvent]:
+        """The whole ledger, oldest first (for inspection, not the hot path)."""
+        return ledger.read_all(self.ledger_path(goal_id))

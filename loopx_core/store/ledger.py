@@ -1,0 +1,122 @@
+"""The append-only JSONL ledger: torn-tail safe appends and a backward tail reader.
+
+Events are appended under the goal lock with a strictly increasing `seq` and a
+non-decreasing `at`, so the spends of a rolling window are always the file's tail:
+`read_tail` reads backwards and stops at the first event older than the window, which
+keeps should-run flat however long the ledger grows.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from loopx_core.errors import StateInvalidError
+from loopx_core.models.ledger import LedgerEvent
+
+_BLOCK = 64 * 1024
+
+
+def _reverse_lines(path: Path) -> Iterator[bytes]:
+    """Yield complete lines from the end of the file backwards (a torn last line is skipped)."""
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        return
+    with handle:
+        position = handle.seek(0, os.SEEK_END)
+        buffer = b""
+        terminated = False  # found the newline that ends the last complete line
+        while position > 0:
+            step = min(_BLOCK, position)
+            position -= step
+            handle.seek(position)
+            buffer = handle.read(step) + buffer
+            if not terminated:
+                index = buffer.rfind(b"\n")
+                if index < 0:
+                    continue
+                buffer = buffer[:index]  # what follows is empty, or a torn append never acknowledged
+                terminated = True
+            lines = buffer.split(b"\n")
+            buffer = lines[0]
+            for line in reversed(lines[1:]):
+                if line.strip():
+                    yield line
+        if terminated and buffer.strip():
+            yield buffer
+
+
+def _parse(path: Path, line: bytes) -> LedgerEvent:
+    try:
+        return LedgerEvent.model_validate_json(line)
+    except ValidationError as exc:
+        raise StateInvalidError(
+            f"ledger {path} has an invalid line: {exc.errors()[0]['msg']}", path=str(path)
+        ) from None
+
+
+def read_tail(path: Path, since: datetime) -> list[LedgerEvent]:
+    """Events with `at >= since`, oldest first, reading only the file's tail."""
+    events: list[LedgerEvent] = []
+    for line in _reverse_lines(path):
+        event = _parse(path, line)
+        if event.at < since:
+            break
+        events.append(event)
+    events.reverse()
+    return events
+
+
+def read_all(path: Path) -> list[LedgerEvent]:
+    """Every committed event, oldest first."""
+    events = [_parse(path, line) for line in _reverse_lines(path)]
+    events.reverse()
+    return events
+
+
+def last_event(path: Path) -> LedgerEvent | None:
+    """The newest committed event, or None for an empty ledger."""
+    for line in _reverse_lines(path):
+        return _parse(path, line)
+    return None
+
+
+def append_line(path: Path, line: bytes) -> None:
+    """Append one JSON line durably; call with the goal lock held.
+
+    A previous append that crashed mid-line left a fragment with no newline: it was never
+    acknowledged, so it is cut off before the new line is written.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        size = os.lseek(fd, 0, os.SEEK_END)
+        if size:
+            cut = _torn_tail_start(fd, size)
+            if cut is not None:
+                os.ftruncate(fd, cut)
+                os.lseek(fd, cut, os.SEEK_SET)
+        os.write(fd, line.rstrip(b"\n") + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _torn_tail_start(fd: int, size: int) -> int | None:
+    """Offset where an unterminated last line starts, or None if the file ends in a newline."""
+    if os.pread(fd, 1, size - 1) == b"\n":
+        return None
+    position = size
+    while position > 0:
+        step = min(_BLOCK, position)
+        position -= step
+        chunk = os.pread(fd, step, position)
+        index = chunk.rfind(b"\n")
+        if index >= 0:
+            return position + index + 1
+    return 0
