@@ -102,7 +102,7 @@ def compute_usage(policy: QuotaPolicy, events: list[LedgerEvent], now: datetime)
     start = now - window(policy)
     voided = {e.voids_event_id for e in events if e.kind == "void"}
     spends = [e for e in events if e.kind == "spend" and e.event_id not in voided and e.at <= now]
-    in_window = tuple(e for e in spends if e.at >= start)
+    in_window = tuple(e for e in spends if e.at > start)  # the window is (now - length, now]
     last: dict[str, datetime] = {}
     for spend in spends:
         last[spend.agent_id] = spend.at

@@ -159,6 +159,11 @@ def _capable_agents(inputs: Inputs, todo: Todo, missing: list[str]) -> list[str]
 
 def interaction_contract(inputs: Inputs, a: Assessment, d: Decision, out: Fields) -> Decision:
     """Say who must act: the agent (autonomous), the owner, or nobody (quiet)."""
+    out["interaction_contract"] = _channels(d)
+    return d
+
+
+def _channels(d: Decision) -> dict[str, Any]:
     owner_needed = d.effective_action in ("await_operator", "ask_owner", "repair_state")
     if owner_needed:
         mode = "owner_gate"
@@ -168,12 +173,11 @@ def interaction_contract(inputs: Inputs, a: Assessment, d: Decision, out: Fields
         mode = "monitor"
     else:
         mode = "quiet"
-    out["interaction_contract"] = {
+    return {
         "mode": mode,
         "user_channel": {"action_required": owner_needed, "notify": owner_needed},
         "agent_channel": {"must_attempt": d.should_run, "primary_action": d.effective_action},
     }
-    return d
 
 
 def work_lane_contract(inputs: Inputs, a: Assessment, d: Decision, out: Fields) -> Decision:
@@ -196,9 +200,12 @@ def work_lane_contract(inputs: Inputs, a: Assessment, d: Decision, out: Fields) 
             ),
             short_circuit="work_lane_contract",
         )
+        out["interaction_contract"] = _channels(d)  # the rewrite changes who acts: refresh the channels
     obligation = {
         "inbox": "await_owner",
-        "workspace": "advance_todo" if d.effective_action == "work_todo" else "none",
+        "workspace": {"work_todo": "advance_todo", "repair_bridge": "repair_bridge"}.get(
+            d.effective_action, "none"
+        ),
         "replan": "replan_frontier",
         "monitor": "poll_evidence" if d.decision == "observe" else "none",
     }[lane]

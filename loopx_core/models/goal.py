@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, Field
 
-from loopx_core.models.common import SCHEMA_VERSION, Id, StrictModel
+from loopx_core.models.common import Id, StrictModel
 
 TodoStatus = Literal["open", "claimed", "done", "blocked", "deferred"]
 
@@ -70,7 +70,7 @@ class HealthFinding(StrictModel):
 class GoalState(StrictModel):
     """The whole per-goal state file; `version` increments on every write (compare-and-swap)."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1]
     goal_id: Id
     version: int = 0
     next_todo_number: int = 1

@@ -10,13 +10,13 @@ from typing import Literal
 
 from pydantic import AwareDatetime, Field
 
-from loopx_core.models.common import SCHEMA_VERSION, Id, StrictModel
+from loopx_core.models.common import Id, StrictModel
 
 
 class LedgerEvent(StrictModel):
     """One append-only ledger line: a spend of slots, or the void of an earlier spend."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1]
     event_id: Id
     seq: int = Field(ge=1)
     kind: Literal["spend", "void"]

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, Field
 
-from loopx_core.models.common import SCHEMA_VERSION, Id, StrictModel
+from loopx_core.models.common import Id, StrictModel
 
 
 class QuotaPolicy(StrictModel):
@@ -48,6 +48,6 @@ class AgentEntry(StrictModel):
 class Registry(StrictModel):
     """The whole registry file."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1]
     goals: dict[Id, GoalEntry] = Field(default_factory=dict)
     agents: dict[Id, AgentEntry] = Field(default_factory=dict)

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from loopx_core.errors import ConflictError, NotFoundError, UsageError
 from loopx_core.ids import check_id
-from loopx_core.models import AgentEntry, GoalEntry, GoalState, QuotaPolicy, Registry
+from loopx_core.models import SCHEMA_VERSION, AgentEntry, GoalEntry, GoalState, QuotaPolicy, Registry
 from loopx_core.store.files import FileStore
 
 
@@ -63,7 +63,7 @@ def add_goal(
             created_at=now,
             updated_at=now,
         )
-        store.create_goal(GoalState(goal_id=goal_id))
+        store.create_goal(GoalState(schema_version=SCHEMA_VERSION, goal_id=goal_id))
         registry.goals[goal_id] = entry
         return entry
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from loopx_core.errors import NotFoundError, RefusedError, UsageError
 from loopx_core.ids import check_id
-from loopx_core.models import LedgerEvent
+from loopx_core.models import SCHEMA_VERSION, LedgerEvent
 from loopx_core.ops.goals import require_agent, require_goal
 from loopx_core.quota import charge_slots, compute_usage, lookback
 from loopx_core.store.files import FileStore
@@ -71,6 +71,7 @@ def spend(
                 if event.kind == "spend" and event.turn_instance_id == turn_instance_id:
                     raise _AlreadyRecorded(event)
         return LedgerEvent(
+            schema_version=SCHEMA_VERSION,
             event_id=f"ev-{seq}",
             seq=seq,
             kind="spend",
@@ -135,6 +136,7 @@ def void(
                 code="not_a_spend",
             )
         return LedgerEvent(
+            schema_version=SCHEMA_VERSION,
             event_id=f"ev-{seq}",
             seq=seq,
             kind="void",

@@ -46,35 +46,46 @@ def write_model(path: Path, model: BaseModel) -> None:
     atomic_write_bytes(path, model.model_dump_json(indent=2).encode() + b"\n")
 
 
-def read_model(path: Path, model: type[M], *, what: str) -> M:
+def shown(path: Path, root: Path | None) -> str:
+    """`path` relative to the project root when inside it (messages never leak the full path)."""
+    if root is not None:
+        try:
+            return str(path.relative_to(root))
+        except ValueError:
+            pass
+    return str(path)
+
+
+def read_model(path: Path, model: type[M], *, what: str, root: Path | None = None) -> M:
     """Read and validate a JSON file; refuse unknown or newer schemas without touching it."""
+    where = shown(path, root)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise NotFoundError(f"{what} not found at {path}") from None
+        raise NotFoundError(f"{what} not found at {where}") from None
     except OSError as exc:
-        raise StateInvalidError(f"{what} unreadable at {path}: {exc.strerror}", path=str(path)) from None
+        raise StateInvalidError(f"{what} unreadable at {where}: {exc.strerror}", path=where) from None
     try:
         return model.model_validate_json(data)
     except ValidationError as exc:
-        raise _explain(path, data, what, exc) from None
+        raise _explain(where, data, what, exc) from None
 
 
-def _explain(path: Path, data: bytes, what: str, exc: ValidationError) -> StateInvalidError:
+def _explain(path: str, data: bytes, what: str, exc: ValidationError) -> StateInvalidError:
     """Turn a validation failure into one line that says what is wrong with the file."""
     try:
         raw = json.loads(data)
     except ValueError as bad:
         hint = " (empty)" if not data.strip() else " (truncated?)" if "Expecting" in str(bad) else ""
-        return StateInvalidError(f"{what} at {path} is not valid JSON{hint}: {bad}", path=str(path))
+        return StateInvalidError(f"{what} at {path} is not valid JSON{hint}: {bad}", path=path)
     version = raw.get("schema_version") if isinstance(raw, dict) else None
     if version != SCHEMA_VERSION:
         return StateInvalidError(
             f"{what} at {path} has schema_version {version!r}; this loopx reads {SCHEMA_VERSION} "
             "(file left unchanged)",
-            path=str(path),
+            path=path,
             code="schema_unsupported",
         )
     first = exc.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "(root)"
-    return StateInvalidError(f"{what} at {path} is invalid at {where}: {first['msg']}", path=str(path))
+    return StateInvalidError(f"{what} at {path} is invalid at {where}: {first['msg']}", path=path)

@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from loopx_core.errors import ConflictError, NotFoundError
 from loopx_core.ids import check_id
-from loopx_core.models import GoalState, LedgerEvent, Registry
+from loopx_core.models import SCHEMA_VERSION, GoalState, LedgerEvent, Registry
 from loopx_core.store import ledger
 from loopx_core.store.atomic import read_model, write_model
 from loopx_core.store.lock import file_lock
@@ -72,7 +72,7 @@ class FileStore:
         with file_lock(self.lock_path(REGISTRY_LOCK)):
             if self.registry_path.exists():
                 return False
-            write_model(self.registry_path, Registry())
+            write_model(self.registry_path, Registry(schema_version=SCHEMA_VERSION))
             return True
 
     def _require_init(self) -> None:
@@ -85,13 +85,13 @@ class FileStore:
     def read_registry(self) -> Registry:
         """The registry, validated."""
         self._require_init()
-        return read_model(self.registry_path, Registry, what="registry")
+        return read_model(self.registry_path, Registry, what="registry", root=self.root)
 
     def update_registry(self, change: Callable[[Registry], T]) -> T:
         """Apply `change` to the registry under its lock and write it back atomically."""
         self._require_init()
         with file_lock(self.lock_path(REGISTRY_LOCK)):
-            registry = read_model(self.registry_path, Registry, what="registry")
+            registry = read_model(self.registry_path, Registry, what="registry", root=self.root)
             result = change(registry)
             write_model(self.registry_path, registry)
             return result
@@ -99,7 +99,9 @@ class FileStore:
     # -- goal state --------------------------------------------------------------------
     def read_goal(self, goal_id: str) -> GoalState:
         """A goal's state, validated."""
-        return read_model(self.goal_path(goal_id), GoalState, what=f"state of goal {goal_id!r}")
+        return read_model(
+            self.goal_path(goal_id), GoalState, what=f"state of goal {goal_id!r}", root=self.root
+        )
 
     def create_goal(self, state: GoalState) -> None:
         """Write a new goal's first state; refuses to overwrite an existing one."""
@@ -135,7 +137,7 @@ class FileStore:
         """Append the event `build(next_seq, last_event)` returns, under the goal lock."""
         path = self.ledger_path(goal_id)
         with file_lock(self.lock_path(goal_id)):
-            last = ledger.last_event(path)
+            last = ledger.last_event(path, root=self.root)
             event = build((last.seq + 1) if last else 1, last)
             if last is not None and event.at < last.at:
                 event = event.model_copy(update={"at": last.at})  # keep the tail ordered by time
@@ -144,8 +146,8 @@ class FileStore:
 
     def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:
         """Ledger events at or after `since`, oldest first."""
-        return ledger.read_tail(self.ledger_path(goal_id), since)
+        return ledger.read_tail(self.ledger_path(goal_id), since, root=self.root)
 
     def ledger_all(self, goal_id: str) -> list[LedgerEvent]:
         """The whole ledger, oldest first (for inspection, not the hot path)."""
-        return ledger.read_all(self.ledger_path(goal_id))
+        return ledger.read_all(self.ledger_path(goal_id), root=self.root)

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from loopx_core.errors import StateInvalidError
 from loopx_core.models.ledger import LedgerEvent
+from loopx_core.store.atomic import shown
 
 _BLOCK = 64 * 1024
 
@@ -51,20 +52,21 @@ def _reverse_lines(path: Path) -> Iterator[bytes]:
             yield buffer
 
 
-def _parse(path: Path, line: bytes) -> LedgerEvent:
+def _parse(path: Path, line: bytes, root: Path | None) -> LedgerEvent:
     try:
         return LedgerEvent.model_validate_json(line)
     except ValidationError as exc:
+        where = shown(path, root)
         raise StateInvalidError(
-            f"ledger {path} has an invalid line: {exc.errors()[0]['msg']}", path=str(path)
+            f"ledger {where} has an invalid line: {exc.errors()[0]['msg']}", path=where
         ) from None
 
 
-def read_tail(path: Path, since: datetime) -> list[LedgerEvent]:
+def read_tail(path: Path, since: datetime, *, root: Path | None = None) -> list[LedgerEvent]:
     """Events with `at >= since`, oldest first, reading only the file's tail."""
     events: list[LedgerEvent] = []
     for line in _reverse_lines(path):
-        event = _parse(path, line)
+        event = _parse(path, line, root)
         if event.at < since:
             break
         events.append(event)
@@ -72,17 +74,17 @@ def read_tail(path: Path, since: datetime) -> list[LedgerEvent]:
     return events
 
 
-def read_all(path: Path) -> list[LedgerEvent]:
+def read_all(path: Path, *, root: Path | None = None) -> list[LedgerEvent]:
     """Every committed event, oldest first."""
-    events = [_parse(path, line) for line in _reverse_lines(path)]
+    events = [_parse(path, line, root) for line in _reverse_lines(path)]
     events.reverse()
     return events
 
 
-def last_event(path: Path) -> LedgerEvent | None:
+def last_event(path: Path, *, root: Path | None = None) -> LedgerEvent | None:
     """The newest committed event, or None for an empty ledger."""
     for line in _reverse_lines(path):
-        return _parse(path, line)
+        return _parse(path, line, root)
     return None
 
 

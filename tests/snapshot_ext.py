@@ -1,0 +1,33 @@
+"""Syrupy extensions that keep snapshots under the repository's `snapshots/` folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from syrupy.extensions.json import JSONSnapshotExtension
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+SNAPSHOT_ROOT = Path(__file__).resolve().parent.parent / "snapshots"
+
+
+class _UnderSnapshots:
+    @classmethod
+    def dirname(cls, *, test_location) -> str:  # type: ignore[no-untyped-def]
+        return str(SNAPSHOT_ROOT / test_location.basename)
+
+
+class JsonSnapshot(_UnderSnapshots, JSONSnapshotExtension):
+    """One `.json` file per snapshot (packets and other JSON data)."""
+
+
+class TextSnapshot(_UnderSnapshots, SingleFileSnapshotExtension):
+    """One text file per snapshot; subclasses fix the suffix."""
+
+    _write_mode = WriteMode.TEXT
+    file_extension = "txt"
+
+
+class MarkdownSnapshot(TextSnapshot):
+    """One `.md` file per snapshot (Markdown renderings)."""
+
+    file_extension = "md"
