@@ -108,11 +108,11 @@ fi
 # Run every host CLI in a throw-away home, never the real one.
 TMPHOME="$(mktemp -d "${TMPDIR:-/tmp}/loopx-hosts.XXXXXX")"
 trap 'rm -rf "$TMPHOME"' EXIT
-mkdir -p "$TMPHOME/.codex" "$TMPHOME/.claude" "$TMPHOME/.dsh"
+mkdir -p "$TMPHOME/.codex" "$TMPHOME/.claude" "$TMPHOME/.dsh" "$TMPHOME/tmp"
 
 host() {
   env HOME="$TMPHOME" CODEX_HOME="$TMPHOME/.codex" CLAUDE_CONFIG_DIR="$TMPHOME/.claude" \
-    DSH_HOME="$TMPHOME/.dsh" XDG_CONFIG_HOME="$TMPHOME/.config" XDG_CACHE_HOME="$TMPHOME/.cache" \
+    DSH_HOME="$TMPHOME/.dsh" TMPDIR="$TMPHOME/tmp" XDG_CONFIG_HOME="$TMPHOME/.config" XDG_CACHE_HOME="$TMPHOME/.cache" \
     XDG_DATA_HOME="$TMPHOME/.local/share" XDG_STATE_HOME="$TMPHOME/.local/state" \
     PATH="$NODE22_BIN:$NM/.bin:$PATH" npm_config_update_notifier=false \
     DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1 "$@"

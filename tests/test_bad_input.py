@@ -7,20 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_loopx
+from loopx_core.ops import goals, todos
+from loopx_core.store.files import FileStore
+from tests.conftest import T0, run_loopx
 
 
 @pytest.fixture
 def demo_root(tmp_path: Path) -> Path:
     root = tmp_path / "p"
     root.mkdir()
-    for args in (
-        ["init"],
-        ["goal", "add", "-g", "demo", "-o", "Ship"],
-        ["agent", "register", "-a", "builder"],
-        ["todo", "add", "-g", "demo", "--title", "Write parser"],
-    ):
-        assert run_loopx(*args, root=root).exit_code == 0
+    store = FileStore(root)
+    store.init()
+    goals.add_goal(store, "demo", "Ship", T0)
+    goals.register_agent(store, "builder", [], T0)
+    todos.add_todo(store, "demo", "Write parser", T0)
     return root
 
 

@@ -18,4 +18,4 @@ Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 class StrictModel(BaseModel):
     """A model that refuses unknown keys, so a rewrite can never drop data it did not read."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+    model_config = ConfigDict(extra="forbid")

@@ -1,0 +1,88 @@
+"""Generate docs/cli.md from the real `--help` of every `loopx` command (`make docs`).
+
+tests/test_docs.py fails when docs/cli.md differs from what this prints.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from loopx_core.cli.app import app
+from loopx_core.errors import ExitCode
+
+WIDTH = 100
+DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
+
+EXIT_MEANINGS = {
+    ExitCode.OK: "success (should-run: a packet was printed, whatever its decision)",
+    ExitCode.INTERNAL: "internal error (a bug: please report it)",
+    ExitCode.USAGE: "bad arguments: unknown option, invalid id, malformed time or value",
+    ExitCode.NOT_FOUND: "no such goal, agent, todo, gate or event, or no `.loopx/` at the root",
+    ExitCode.STATE_INVALID: "a state file is unreadable, truncated, invalid or of a newer schema "
+    "(should-run still prints a `blocked_health` packet)",
+    ExitCode.CONFLICT: "compare-and-swap lost: the todo is leased by another agent, or the id exists",
+    ExitCode.LOCK_TIMEOUT: "the goal lock was not free within `LOOPX_LOCK_TIMEOUT` seconds (default 30)",
+    ExitCode.REFUSED: "well-formed but not allowed now (operator gate, excluded agent, blocking todo)",
+}
+
+
+def _walk(command: Any, path: list[str]) -> list[tuple[list[str], Any]]:
+    """Every command under `command`, depth first, in the order `--help` lists them."""
+    found = [(path, command)]
+    if hasattr(command, "list_commands"):
+        ctx = command.context_class(command)
+        for name in command.list_commands(ctx):
+            found += _walk(command.get_command(ctx, name), [*path, name])
+    return found
+
+
+def render() -> str:
+    """The whole CLI reference as Markdown."""
+    root = typer.main.get_command(app)
+    out = [
+        "# CLI reference",
+        "",
+        "Generated from the real `--help` by `make docs` (scripts/gen_cli_docs.py); a test keeps it in step.",
+        "",
+        "## Exit codes",
+        "",
+        "| code | name | meaning |",
+        "|---|---|---|",
+    ]
+    out += [f"| {int(code)} | {code.name.lower()} | {EXIT_MEANINGS[code]} |" for code in ExitCode]
+    out += [
+        "",
+        "Errors print one line on stderr (`loopx: error: ...`); under `--format json` a JSON object",
+        '`{"error": {"code", "message", "exit_code"}}` is also printed on stdout.',
+        "",
+        "Environment: `LOOPX_ROOT` picks the project (like `--root`); `LOOPX_NOW` freezes the clock",
+        "(ISO-8601, for tests and demos); `LOOPX_LOCK_TIMEOUT` bounds lock waits (seconds).",
+        "",
+    ]
+    for path, command in _walk(root, ["loopx"]):
+        ctx = command.context_class(
+            command,
+            info_name=" ".join(path),
+            terminal_width=WIDTH,
+            max_content_width=WIDTH,
+            help_option_names=["-h", "--help"],
+        )
+        out += [f"## `{' '.join(path)}`", "", "```text", command.get_help(ctx).rstrip(), "```", ""]
+    return "\n".join(out)
+
+
+def main() -> None:
+    """Write docs/cli.md, or with --check exit 1 if it is stale."""
+    text = render()
+    if "--check" in sys.argv:
+        raise SystemExit(0 if DOC.read_text() == text else 1)
+    DOC.write_text(text)
+    print(f"wrote {DOC}")
+
+
+if __name__ == "__main__":
+    main()
