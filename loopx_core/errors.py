@@ -16,6 +16,16 @@ class ExitCode(IntEnum):
     CONFLICT = 5
     LOCK_TIMEOUT = 6
     REFUSED = 7
+    SCHEMA_UNSUPPORTED = 8
+    INVALID_IDENTITY = 10
+    RECEIPT_MISSING = 11
+    IDENTITY_MISMATCH = 12
+    WRITEBACK_MISSING = 13
+    WRITEBACK_REJECTED = 14
+    BUDGET_REJECTED = 15
+    PERMISSION_DENIED = 16
+    CANCELLED = 17
+    CLOSEOUT_REJECTED = 18
 
 
 class LoopxError(Exception):
@@ -58,6 +68,28 @@ class StateInvalidError(LoopxError):
     def __init__(self, message: str, *, path: str | None = None, code: str | None = None) -> None:
         super().__init__(message, code=code)
         self.path = path
+
+
+class SchemaUnsupportedError(StateInvalidError):
+    """A state file has a missing, unknown or newer `schema_version`; it is left unchanged."""
+
+    code = "schema_unsupported"
+    exit_code = ExitCode.SCHEMA_UNSUPPORTED
+
+
+class SettlementError(LoopxError):
+    """A typed settlement refusal; `code` is the failure kind, each with its own exit code."""
+
+    def __init__(self, kind: str, message: str, *, step: str | None = None) -> None:
+        super().__init__(message, code=kind)
+        self.exit_code = ExitCode[kind.upper()]
+        self.step = step
+
+    def to_json(self) -> dict[str, object]:
+        """The error object, with the refused step."""
+        data = super().to_json()
+        data["error"]["step"] = self.step  # type: ignore[index]
+        return data
 
 
 class ConflictError(LoopxError):

@@ -36,7 +36,9 @@ def packet_markdown(p: dict[str, Any]) -> str:
         lines.append(f"- settlement: {' -> '.join(plan['steps'])} (turn {plan['turn_key'][:19]}...)")
     rule = sched["recommended_rrule"] or "none"
     lines.append(f"- scheduler: {sched['action']}, {sched['cadence_class']}, {rule}")
-    actions = ic["cli_channel"]["next_cli_actions"]
+    from loopx_core.effects.lens import interpret_quota_should_run_packet
+
+    actions = interpret_quota_should_run_packet(p).next_effect.cli_actions
     if actions:
         lines += ["", "## Next CLI actions", ""]
         lines += [f"{i}. `{a}`" for i, a in enumerate(actions, 1)]

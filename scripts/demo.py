@@ -17,6 +17,10 @@ from pathlib import Path
 LOOPX = str(Path(sys.executable).parent / "loopx")
 BOLD, DIM, RESET = ("\033[1m", "\033[2m", "\033[0m") if sys.stdout.isatty() else ("", "", "")
 
+# A stand-in host: it "does the work" of the claimed todo by appending to a source file.
+HOST_COMMAND = 'printf "def %s():\\n    return True\\n" "$(echo $LOOPX_TODO_ID)" >> parser.py'
+VALIDATION_COMMAND = "python3 -m py_compile parser.py"
+
 
 class Story:
     """Runs loopx commands in the demo project and prints them like a terminal session."""
@@ -34,18 +38,19 @@ class Story:
         if text:
             print(text)
 
-    def run(self, *args: str, at: str, show: bool = True) -> str:
-        """Run `loopx ARGS` at the story time `at` (HH:MM on the demo day); print and return stdout."""
+    def run(self, command: str, *extra: str, at: str, show: bool = True, ok: tuple[int, ...] = (0,)) -> str:
+        """Run `loopx COMMAND EXTRA...` at story time `at` (HH:MM); print and return stdout."""
+        args = [*shlex.split(command), *extra]
         env = {**self.env, "LOOPX_NOW": f"2026-11-29T{at}:00Z"}
         proc = subprocess.run(
             [LOOPX, *args], capture_output=True, text=True, env=env, cwd=self.root, check=False
         )
         if show:
             print(f"{DIM}[{at}]{RESET} $ loopx {shlex.join(args)}")
-            out = proc.stdout.strip()
+            out = (proc.stdout.strip() if proc.returncode in (0,) else proc.stderr.strip()) or ""
             if out:
                 print("    " + out.replace("\n", "\n    "))
-        if proc.returncode not in (0,):
+        if proc.returncode not in ok:
             sys.stderr.write(proc.stderr)
             raise SystemExit(f"demo step failed ({proc.returncode}): loopx {shlex.join(args)}")
         return proc.stdout
@@ -64,159 +69,82 @@ def main() -> None:
             "The goal may use half of every 24h window (720 one-minute slots).",
         )
         s.run("init", at="11:55")
-        s.run(
-            "goal",
-            "add",
-            "-g",
-            "parser",
-            "-o",
-            "Ship a tested parser",
-            "--compute",
-            "0.5",
-            "-f",
-            "markdown",
-            at="11:55",
-        )
-        s.run(
-            "agent", "register", "-a", "builder", "-c", "python", "-c", "shell", "-f", "markdown", at="11:55"
-        )
-        s.run("agent", "register", "-a", "reviewer", "-c", "review", "-f", "markdown", at="11:55")
+        s.run("goal add -g parser -o 'Ship a tested parser' --compute 0.5 -f markdown", at="11:55")
+        s.run("agent register -a builder -c python -c shell -f markdown", at="11:55")
+        s.run("agent register -a reviewer -c review -f markdown", at="11:55")
 
         s.chapter(
-            "2. Todos", "Deploying needs a capability no agent has; the builder may never deploy (excluded)."
+            "2. Todos",
+            "Deploying needs a capability no agent has, and the builder may never deploy (excluded).",
         )
         s.run(
-            "todo",
-            "add",
-            "-g",
-            "parser",
-            "--title",
-            "Deploy to staging",
-            "-p",
-            "0",
-            "-c",
-            "deploy",
-            "--exclude-agent",
-            "builder",
-            "-f",
-            "markdown",
+            "todo add -g parser --title 'Deploy to staging' -p 0 -c deploy --exclude-agent builder -f markdown",
             at="11:56",
         )
-        s.run(
-            "todo",
-            "add",
-            "-g",
-            "parser",
-            "--title",
-            "Write the tokenizer",
-            "-p",
-            "1",
-            "-c",
-            "python",
-            "-f",
-            "markdown",
-            at="11:56",
-        )
-        s.run(
-            "todo",
-            "add",
-            "-g",
-            "parser",
-            "--title",
-            "Write the grammar",
-            "-p",
-            "2",
-            "-c",
-            "python",
-            "-f",
-            "markdown",
-            at="11:56",
-        )
-        s.run("todo", "list", "-g", "parser", at="11:56")
+        s.run("todo add -g parser --title 'Write the tokenizer' -p 1 -c python -f markdown", at="11:56")
+        s.run("todo add -g parser --title 'Write the grammar' -p 2 -c python -f markdown", at="11:56")
+        s.run("todo list -g parser", at="11:56")
 
-        s.chapter(
-            "3. Each agent's heartbeat asks should-run",
-            "The builder gets the tokenizer (deploy is excluded for it):",
-        )
-        s.run("quota", "should-run", "-g", "parser", "-a", "builder", "-f", "markdown", at="12:00")
-        packet = json.loads(
-            s.run("quota", "should-run", "-g", "parser", "-a", "builder", at="12:00", show=False)
-        )
+        s.chapter("3. Each agent's heartbeat asks should-run", "The builder gets the tokenizer:")
+        s.run("quota should-run -g parser -a builder -f markdown", at="12:00")
+        packet = json.loads(s.run("quota should-run -g parser -a builder", at="12:00", show=False))
         print(
             f"    (the JSON packet a host reads is {len(json.dumps(packet, separators=(',', ':')).encode())} bytes)"
         )
         print(
-            "\nThe reviewer's best todo needs `deploy`, which no agent has: the capability gate asks the owner."
+            "\nThe reviewer has only `review`: its first todo needs `deploy`, which no agent has,"
+            " so the capability gate stops it and asks the owner."
         )
-        s.run("quota", "should-run", "-g", "parser", "-a", "reviewer", "-f", "markdown", at="12:00")
+        s.run("quota should-run -g parser -a reviewer -f markdown", at="12:00")
 
-        s.chapter("4. The builder claims its todo, works 7 minutes, and the turn is charged")
-        s.run("todo", "claim", "-g", "parser", "-t", "t2", "-a", "builder", "-f", "markdown", at="12:00")
+        s.chapter(
+            "4. One turn by hand: begin, work, writeback, spend",
+            "The host runs exactly the packet's next actions.",
+        )
+        plan = packet["settlement_plan"]
+        key, instance = plan["turn_key"], plan["identity"]["turn_instance_id"]
+        s.run(f"turn begin -g parser -a builder -t t2 --turn-instance-id {instance} -f markdown", at="12:00")
         print("    ... the agent edits files for seven minutes ...")
-        instance = packet["settlement_plan"]["identity"]["turn_instance_id"]
+        s.run(f"quota spend -g parser -a builder -k {key}", at="12:06", ok=(13,))
+        print("    (spending before the writeback is refused: writeback_missing, exit 13)")
         s.run(
-            "quota",
-            "spend",
-            "-g",
-            "parser",
-            "-a",
-            "builder",
-            "-t",
-            "t2",
-            "--turn-instance-id",
-            instance,
-            "-f",
-            "markdown",
+            f"writeback -g parser -a builder -k {key} -s 'Tokenizer with tests' --validation-status passed "
+            "-e 'pytest: 12 passed' --changed-file parser/tokenizer.py -f markdown",
             at="12:07",
         )
-        s.run(
-            "quota",
-            "spend",
-            "-g",
-            "parser",
-            "-a",
-            "builder",
-            "-t",
-            "t2",
-            "--turn-instance-id",
-            instance,
-            "-f",
-            "markdown",
-            at="12:08",
-        )
-        print("    (a retried spend for the same turn is charged once)")
-        s.run(
-            "todo",
-            "complete",
-            "-g",
-            "parser",
-            "-t",
-            "t2",
-            "-a",
-            "builder",
-            "-e",
-            "tokenizer tests pass",
-            "-f",
-            "markdown",
-            at="12:08",
-        )
+        s.run(f"quota spend -g parser -a builder -k {key} -f markdown", at="12:07")
+        s.run(f"quota spend -g parser -a builder -k {key} -f markdown", at="12:08")
+        print("    (a retried spend returns its receipt: the turn is charged once)")
+        s.run("todo complete -g parser -t t2 -a builder -e 'tokenizer tests pass' -f markdown", at="12:08")
 
-        s.chapter("5. Where things stand", "Who must act next, across goals:")
+        s.chapter(
+            "5. One governed turn by the turn driver",
+            "`turn run-once` runs a stand-in host command that edits parser.py, validates it,\n"
+            "then journals the writeback and the spend, all in-process.",
+        )
         s.run(
-            "goal",
-            "add",
-            "-g",
-            "docs",
-            "-o",
-            "Write the user guide",
-            "--compute",
-            "0",
+            "turn run-once -g parser -a builder",
+            "--host-command",
+            HOST_COMMAND,
+            "--validation-command",
+            VALIDATION_COMMAND,
             "-f",
             "markdown",
-            at="12:09",
+            at="12:10",
         )
-        s.run("quota", "status", "-g", "parser", "-f", "markdown", at="12:09")
-        s.run("status", at="12:09")
+        print(
+            "    parser.py now holds:\n      "
+            + (root / "parser.py").read_text().strip().replace("\n", "\n      ")
+        )
+        index = (root / ".loopx/goals/parser/runs/index.jsonl").read_text().splitlines()
+        last = json.loads(index[-1])
+        print(f"    run log: {len(index)} runs indexed; last {last['run_id']} for todo {last['todo_id']}")
+        s.run(f"turn inspect-journal -g parser -a builder -k {last['turn_key']} -f markdown", at="12:11")
+
+        s.chapter("6. Where things stand", "Who must act next, across goals:")
+        s.run("goal add -g docs -o 'Write the user guide' --compute 0 -f markdown", at="12:12")
+        s.run("quota status -g parser -f markdown", at="12:12")
+        s.run("status", at="12:12")
         print(f"\n{BOLD}Done.{RESET} The temporary project is removed; nothing was written outside it.")
 
 

@@ -27,6 +27,16 @@ EXIT_MEANINGS = {
     ExitCode.CONFLICT: "compare-and-swap lost: the todo is leased by another agent, or the id exists",
     ExitCode.LOCK_TIMEOUT: "the goal lock was not free within `LOOPX_LOCK_TIMEOUT` seconds (default 30)",
     ExitCode.REFUSED: "well-formed but not allowed now (operator gate, excluded agent, blocking todo)",
+    ExitCode.SCHEMA_UNSUPPORTED: "a state file or journal has a missing, unknown or newer `schema_version` (left unchanged)",
+    ExitCode.INVALID_IDENTITY: "settlement: the identity is malformed (both or neither of todo and replan obligation)",
+    ExitCode.RECEIPT_MISSING: "settlement: a step's required receipt is missing (closeout before spend)",
+    ExitCode.IDENTITY_MISMATCH: "settlement: another turn, todo or goal than the one named",
+    ExitCode.WRITEBACK_MISSING: "settlement: spend before the turn's durable writeback",
+    ExitCode.WRITEBACK_REJECTED: "settlement: validation failed (or the host command failed); nothing written back",
+    ExitCode.BUDGET_REJECTED: "settlement: the goal's quota is exhausted",
+    ExitCode.PERMISSION_DENIED: "settlement: this agent may not act on this turn or todo",
+    ExitCode.CANCELLED: "settlement: the turn was cancelled (`loopx turn cancel`)",
+    ExitCode.CLOSEOUT_REJECTED: "settlement: terminal closeout refused (other todos still open)",
 }
 
 
@@ -57,7 +67,8 @@ def render() -> str:
     out += [
         "",
         "Errors print one line on stderr (`loopx: error: ...`); under `--format json` a JSON object",
-        '`{"error": {"code", "message", "exit_code"}}` is also printed on stdout.',
+        '`{"error": {"code", "message", "exit_code"}}` is also printed on stdout (settlement refusals',
+        "add the refused `step`; `code` is the failure kind).",
         "",
         "Environment: `LOOPX_ROOT` picks the project (like `--root`); `LOOPX_NOW` freezes the clock",
         "(ISO-8601, for tests and demos); `LOOPX_LOCK_TIMEOUT` bounds lock waits (seconds).",

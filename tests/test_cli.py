@@ -50,7 +50,7 @@ def test_todo_lease_lifecycle(demo: Cli) -> None:
     assert demo("todo", "release", "-g", "demo", "-t", "t1", "-a", "builder").json()["status"] == "open"
     demo("todo", "claim", "-g", "demo", "-t", "t1", "-a", "builder")
     spent = demo(
-        "quota", "spend", "-g", "demo", "-a", "builder", "-t", "t1", now="2026-11-29T12:03:10Z"
+        "quota", "spend", "-g", "demo", "-a", "builder", "-t", "t1", "--manual", "--minutes", "3.1"
     ).json()
     assert spent["event"]["slots"] == 4 and spent["replayed"] is False
     done = demo("todo", "complete", "-g", "demo", "-t", "t1", "-a", "builder", "-e", "pytest green").json()
@@ -87,7 +87,7 @@ def test_gate_and_focus(demo: Cli) -> None:
 
 
 def test_quota_status_spend_void(demo: Cli) -> None:
-    demo("quota", "spend", "-g", "demo", "-a", "builder", "--slots", "5")
+    demo("quota", "spend", "-g", "demo", "-a", "builder", "--manual", "--slots", "5")
     status = demo("quota", "status", "-g", "demo").json()
     assert (status["allowed_slots"], status["spent_slots"]) == (720, 5)
     voided = demo("quota", "void", "-g", "demo", "--event-id", "ev-1", "--reason", "test").json()
@@ -112,7 +112,9 @@ def test_status_sorted_by_attention(demo: Cli) -> None:
 def test_should_run_markdown(demo: Cli) -> None:
     text = demo("quota", "should-run", "-g", "demo", "-a", "builder", "-f", "markdown").stdout
     assert text.startswith("# should-run: RUN")
-    assert "1. `loopx todo claim --goal-id demo --todo-id t1 --agent-id builder`" in text
+    assert (
+        "1. `loopx turn begin --goal-id demo --agent-id builder --todo-id t1 --turn-instance-id ti-" in text
+    )
 
 
 @pytest.mark.parametrize(

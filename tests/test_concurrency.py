@@ -67,6 +67,7 @@ def test_no_spend_is_lost(tmp_path: Path) -> None:
                 "race",
                 "-a",
                 f"agent-{i}",
+                "--manual",
                 "--slots",
                 str(i + 1),
                 "--turn-instance-id",
@@ -88,7 +89,22 @@ def test_same_turn_spent_concurrently_is_charged_once(tmp_path: Path) -> None:
     _setup(tmp_path)
     results = _race(
         tmp_path,
-        [["quota", "spend", "-g", "race", "-a", "agent-0", "--slots", "2", "--turn-instance-id", "ti-x"]] * 8,
+        [
+            [
+                "quota",
+                "spend",
+                "-g",
+                "race",
+                "-a",
+                "agent-0",
+                "--manual",
+                "--slots",
+                "2",
+                "--turn-instance-id",
+                "ti-x",
+            ]
+        ]
+        * 8,
     )
     assert all(r.returncode == 0 for r in results)
     assert sum(not json.loads(r.stdout)["replayed"] for r in results) == 1

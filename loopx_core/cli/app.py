@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from loopx_core import __version__
-from loopx_core.cli import goal_cmds, quota_cmds, todo_cmds, wait_cmds
+from loopx_core.cli import goal_cmds, quota_cmds, todo_cmds, turn_cmds, wait_cmds
 from loopx_core.cli.common import JsonFormat, MarkdownFormat, dump, store
 from loopx_core.cli.output import Format, emit, reporting
 from loopx_core.clock import now
@@ -18,7 +18,8 @@ Start with `loopx init`, add a goal and todos, register agents, then let each he
 ask `loopx quota should-run --goal-id G --agent-id A` what to do.
 
 Exit codes: 0 ok, 1 internal error, 2 usage, 3 not found, 4 state invalid,
-5 conflict, 6 lock timeout, 7 refused.
+5 conflict, 6 lock timeout, 7 refused, 8 unsupported schema; settlement refusals
+10-18 (see docs/cli.md).
 """
 
 app = typer.Typer(
@@ -32,6 +33,7 @@ app = typer.Typer(
 app.add_typer(goal_cmds.app, name="goal")
 app.add_typer(todo_cmds.app, name="todo")
 app.add_typer(quota_cmds.app, name="quota")
+app.add_typer(turn_cmds.app, name="turn")
 app.add_typer(wait_cmds.gate_app, name="gate")
 app.add_typer(wait_cmds.focus_app, name="focus")
 agent_app = typer.Typer(help="Register agents and their capabilities.", no_args_is_help=True)
@@ -110,3 +112,6 @@ def agent_register(
             fmt,
             f"Registered agent {entry.agent_id} ({', '.join(entry.capabilities) or 'no capabilities'})",
         )
+
+
+app.command("writeback")(turn_cmds.writeback)

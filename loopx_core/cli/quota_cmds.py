@@ -8,7 +8,7 @@ import typer
 
 from loopx_core.cli.common import AgentId, GoalId, JsonFormat, store
 from loopx_core.cli.output import Format, emit, reporting
-from loopx_core.clock import now, parse_time
+from loopx_core.clock import now
 
 app = typer.Typer(help="Compute quota: ask whether to run, charge turns, void charges.", no_args_is_help=True)
 
@@ -61,29 +61,50 @@ def spend(
     ctx: typer.Context,
     goal_id: GoalId,
     agent_id: AgentId,
-    todo_id: Annotated[str | None, typer.Option("--todo-id", "-t", help="Todo the turn advanced.")] = None,
-    turn_instance_id: Annotated[
-        str | None,
-        typer.Option("--turn-instance-id", help="Turn instance (a second spend for it is a no-op)."),
+    turn_key: Annotated[
+        str | None, typer.Option("--turn-key", "-k", help="The turn to charge (after its writeback).")
     ] = None,
-    replan_obligation_id: Annotated[
-        str | None,
-        typer.Option("--replan-obligation-id", help="Replan obligation the turn settled."),
+    todo_id: Annotated[
+        str | None, typer.Option("--todo-id", "-t", help="Assert the todo the turn advanced.")
     ] = None,
     slots: Annotated[int | None, typer.Option("--slots", help="Charge exactly this many slots.")] = None,
+    manual: Annotated[
+        bool,
+        typer.Option("--manual", help="An owner's charge bound to no turn (needs --slots or --minutes)."),
+    ] = False,
     minutes: Annotated[
-        float | None, typer.Option("--minutes", help="Measured turn length in minutes.")
+        float | None, typer.Option("--minutes", help="Manual charge: minutes of work.")
     ] = None,
-    started_at: Annotated[
-        str | None,
-        typer.Option("--started-at", help="Turn start (ISO-8601); now - start is charged."),
+    turn_instance_id: Annotated[
+        str | None, typer.Option("--turn-instance-id", help="Manual charge: a second one for it is a no-op.")
     ] = None,
     fmt: JsonFormat = Format.json,
 ) -> None:
-    """Charge a turn to the goal's quota: --slots, or its measured duration (at least 1 slot)."""
-    from loopx_core.ops.spend import spend as record
+    """Charge a settled turn to the quota, bound to its identity (once, after its writeback).
+
+    Refusals: writeback_missing (13), identity_mismatch (12), budget_rejected (15),
+    permission_denied (16), cancelled (17). A repeated spend returns its receipt.
+    """
+    from loopx_core.errors import UsageError
 
     with reporting(fmt):
+        if turn_key is not None:
+            if manual or minutes is not None or turn_instance_id is not None:
+                raise UsageError(
+                    "--turn-key spends are measured by the turn: drop --manual/--minutes/--turn-instance-id"
+                )
+            from loopx_core.cli.turn_cmds import settle_step
+
+            settle_step(ctx, goal_id, agent_id, turn_key, "quota_spend", fmt, todo_id=todo_id, slots=slots)
+            return
+        if not manual:
+            raise UsageError(
+                "pass --turn-key of the turn to charge (or --manual for an owner's unbound charge)"
+            )
+        if slots is None and minutes is None:
+            raise UsageError("a manual charge needs --slots or --minutes")
+        from loopx_core.ops.spend import spend as record
+
         result = record(
             store(ctx),
             goal_id,
@@ -91,10 +112,8 @@ def spend(
             now(),
             todo_id=todo_id,
             turn_instance_id=turn_instance_id,
-            replan_obligation_id=replan_obligation_id,
             slots=slots,
             minutes=minutes,
-            started_at=parse_time(started_at) if started_at else None,
         )
         e = result.event
         emit(

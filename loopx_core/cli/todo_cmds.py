@@ -148,10 +148,40 @@ def complete(
     evidence: Annotated[
         list[str] | None, typer.Option("--evidence", "-e", help="What shows it is done (repeat).")
     ] = None,
+    no_follow_up: Annotated[
+        bool, typer.Option("--no-follow-up", help="Terminal closeout: the goal is done (needs --turn-key).")
+    ] = False,
+    turn_key: Annotated[
+        str | None, typer.Option("--turn-key", "-k", help="The settled turn (for --no-follow-up).")
+    ] = None,
     fmt: JsonFormat = Format.json,
 ) -> None:
-    """Mark a todo done with its evidence (agent todos: by the lease holder)."""
+    """Mark a todo done with its evidence (agent todos: by the lease holder).
+
+    With --no-follow-up --turn-key K it is the turn's terminal closeout: allowed only after
+    the turn's writeback and spend receipts (11 receipt_missing, 18 closeout_rejected).
+    """
+    from loopx_core.errors import UsageError
+
     with reporting(fmt):
+        if no_follow_up or turn_key:
+            if not (no_follow_up and turn_key and agent_id):
+                raise UsageError(
+                    "a terminal closeout needs --no-follow-up, --turn-key and --agent-id together"
+                )
+            from loopx_core.cli.turn_cmds import settle_step
+
+            settle_step(
+                ctx,
+                goal_id,
+                agent_id,
+                turn_key,
+                "terminal_closeout",
+                fmt,
+                todo_id=todo_id,
+                evidence=evidence or [],
+            )
+            return
         todo = todos.complete_todo(store(ctx), goal_id, todo_id, now(), agent_id=agent_id, evidence=evidence)
         emit(dump(todo), fmt, f"Completed todo {todo.todo_id}")
 

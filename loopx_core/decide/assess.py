@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 from loopx_core.clock import iso
 from loopx_core.decide import scope
@@ -31,7 +31,8 @@ class Inputs:
     surface: str | None = None
     health_error: str | None = None
     """Set when the registry, state or ledger could not be read or validated."""
-    last_ledger_seq: int = 0
+    open_turn: Any = None
+    """The asking agent's open turn journal (a `TurnJournal`), if it has one."""
 
     @property
     def capabilities_now(self) -> frozenset[str]:
@@ -60,9 +61,11 @@ class Assessment:
 def assess(inputs: Inputs) -> Assessment:
     """Evaluate the seven states, first match wins (SPEC §3)."""
     goal, state, usage = inputs.goal, inputs.state, inputs.usage
-    if goal is not None and (goal.status == "stopped" or goal.quota.compute <= 0):
-        code = "goal_stopped" if goal.status == "stopped" else "compute_zero"
-        why = "goal is stopped" if code == "goal_stopped" else "compute quota is 0 (hard pause)"
+    if goal is not None and (goal.status != "active" or goal.quota.compute <= 0):
+        code, why = {
+            "stopped": ("goal_stopped", "goal is stopped"),
+            "done": ("goal_done", "goal is done (terminal closeout)"),
+        }.get(goal.status, ("compute_zero", "compute quota is 0 (hard pause)"))
         return Assessment("paused", why, (code,), "workspace")
     if inputs.health_error is not None or goal is None or state is None or usage is None:
         return Assessment(

@@ -15,30 +15,36 @@ def command(*parts: str | None, **options: str | int | float | None) -> str:
 
 
 def begin_turn(goal_id: str, agent_id: str, todo_id: str | None, instance: str) -> str:
-    """Claim the todo (lease) that starts a turn."""
-    return command("todo", "claim", goal_id=goal_id, todo_id=todo_id, agent_id=agent_id)
-
-
-def spend(goal_id: str, agent_id: str, todo_id: str | None, instance: str, replan: str | None = None) -> str:
-    """Charge the turn, bound to its settlement identity."""
+    """Start the turn: claim the todo (or take the replan obligation) and open its journal."""
+    if todo_id is None:
+        return command(
+            "turn", "begin", "--replan", goal_id=goal_id, agent_id=agent_id, turn_instance_id=instance
+        )
     return command(
-        "quota",
-        "spend",
-        goal_id=goal_id,
-        agent_id=agent_id,
-        todo_id=todo_id,
-        replan_obligation_id=replan,
-        turn_instance_id=instance,
+        "turn", "begin", goal_id=goal_id, agent_id=agent_id, todo_id=todo_id, turn_instance_id=instance
     )
 
 
-def complete(goal_id: str, agent_id: str, todo_id: str) -> str:
-    """Close the todo with its evidence."""
+def writeback(goal_id: str, agent_id: str, turn_key: str) -> str:
+    """Record validation evidence and the durable run record."""
     return command(
-        "todo",
-        "complete",
+        "writeback",
         goal_id=goal_id,
-        todo_id=todo_id,
         agent_id=agent_id,
+        turn_key=turn_key,
+        summary="<summary>",
+        validation_status="passed",
         evidence="<evidence>",
+    )
+
+
+def spend(goal_id: str, agent_id: str, turn_key: str) -> str:
+    """Charge the turn, bound to its identity."""
+    return command("quota", "spend", goal_id=goal_id, agent_id=agent_id, turn_key=turn_key)
+
+
+def complete(goal_id: str, agent_id: str, todo_id: str) -> str:
+    """Close the todo with its evidence (ordinary todo lifecycle)."""
+    return command(
+        "todo", "complete", goal_id=goal_id, todo_id=todo_id, agent_id=agent_id, evidence="<evidence>"
     )

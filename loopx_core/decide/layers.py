@@ -17,7 +17,7 @@ from loopx_core.decide import commands
 from loopx_core.decide.assess import Assessment, Inputs
 from loopx_core.decide.scope import scope_refusal
 from loopx_core.models import Todo
-from loopx_core.settlement.identity import replan_obligation_id, turn_instance_id
+from loopx_core.settlement.identity import SettlementIdentity, replan_obligation_id, turn_instance_id
 
 DecisionKind = Literal["run", "skip", "observe", "repair"]
 
@@ -70,10 +70,13 @@ def base_decision(inputs: Inputs, a: Assessment) -> Decision:
             return Decision("skip", False, "wait_quota", "Quota spent; wait for slots to free up.", a.reason)
         case "waiting":
             return Decision("skip", False, "wait", "Nothing to do now; check again later.", a.reason)
+    if inputs.open_turn is not None:
+        return _resume(inputs, a)
     version = inputs.state.version if inputs.state else 0
     if a.selected is None:
         obligation = replan_obligation_id(g, version)
         instance = turn_instance_id(g, ag, obligation, version)
+        key = SettlementIdentity(g, ag, None, instance, obligation).turn_key
         return Decision(
             "run",
             True,
@@ -81,26 +84,54 @@ def base_decision(inputs: Inputs, a: Assessment) -> Decision:
             "No open todos: add the next todos toward the objective, or stop the goal if it is met.",
             a.reason,
             (
+                commands.begin_turn(g, ag, None, instance),
                 commands.command("todo", "add", goal_id=g, title="<next step>"),
-                commands.spend(g, ag, None, instance, replan=obligation),
+                commands.writeback(g, ag, key),
+                commands.spend(g, ag, key),
             ),
             turn_instance_id=instance,
             replan_obligation_id=obligation,
         )
     todo = a.selected
     instance = turn_instance_id(g, ag, todo.todo_id, version)
+    key = SettlementIdentity(g, ag, todo.todo_id, instance).turn_key
+    last = (
+        "; if nothing follows it, close out with `todo complete --no-follow-up`"
+        if a.lane == "workspace" and len(a.candidates) <= 1
+        else ""
+    )
     return Decision(
         "run",
         True,
         "work_todo",
-        f"Work on todo {todo.todo_id}: {todo.title}",
+        f"Work on todo {todo.todo_id}: {todo.title}{last}",
         a.reason,
         (
             commands.begin_turn(g, ag, todo.todo_id, instance),
-            commands.spend(g, ag, todo.todo_id, instance),
+            commands.writeback(g, ag, key),
+            commands.spend(g, ag, key),
             commands.complete(g, ag, todo.todo_id),
         ),
         turn_instance_id=instance,
+    )
+
+
+def _resume(inputs: Inputs, a: Assessment) -> Decision:
+    """The agent has an open turn: finish it before anything else."""
+    from loopx_core.settlement.turns import turn_result
+
+    journal = inputs.open_turn
+    packet = turn_result(journal)
+    identity = journal.identity
+    return Decision(
+        "run",
+        True,
+        "resume_turn",
+        f"Finish the open turn ({packet['next_phase'] or 'settled'} is next).",
+        f"open turn for {identity.get('todo_id') or identity.get('replan_obligation_id')}",
+        tuple(packet["next_cli_actions"]),
+        turn_instance_id=identity["turn_instance_id"],
+        replan_obligation_id=identity.get("replan_obligation_id"),
     )
 
 
@@ -213,7 +244,7 @@ def work_lane_contract(inputs: Inputs, a: Assessment, d: Decision, out: Fields) 
         "lane": lane,
         "obligation": obligation,
         "next_lane": _next_lane(a, lane),
-        "must_attempt_work": d.should_run and d.effective_action in ("work_todo", "replan"),
+        "must_attempt_work": d.should_run and d.effective_action in ("work_todo", "replan", "resume_turn"),
         "reason_codes": codes,
     }
     return d

@@ -13,11 +13,11 @@ from loopx_core.decide.layers import Decision, run_layers
 from loopx_core.errors import NotFoundError, StateInvalidError
 from loopx_core.ids import check_id
 from loopx_core.quota import compute_usage, lookback
+from loopx_core.settlement.algebra import build_plan
 from loopx_core.settlement.identity import SettlementIdentity
 from loopx_core.store.files import FileStore
 
 PACKET_SCHEMA = "loopx_quota_should_run_v1"
-SETTLEMENT_STEPS = ("validation", "durable_writeback", "quota_spend", "terminal_closeout?")
 
 Packet = dict[str, Any]
 HintContributor = Callable[[Packet], None]
@@ -60,7 +60,15 @@ def load_inputs(
     except (StateInvalidError, NotFoundError) as exc:
         return replace(loaded, health_error=exc.message)
     usage = compute_usage(goal.quota, events, now)
-    return replace(loaded, state=state, usage=usage)
+    open_turn = None
+    key = state.open_turns.get(agent_id) if agent_id else None
+    if key is not None:
+        try:
+            journal = store.read_journal(goal_id, key)
+            open_turn = journal if journal.status in ("open", "failed") else None
+        except (StateInvalidError, NotFoundError) as exc:
+            return replace(loaded, health_error=f"open turn of {agent_id!r}: {exc.message}")
+    return replace(loaded, state=state, usage=usage, open_turn=open_turn)
 
 
 def build_packet(inputs: Inputs, *, contributors: tuple[HintContributor, ...] = ()) -> Packet:
@@ -126,18 +134,25 @@ def _todo(a: Assessment) -> dict[str, Any] | None:
 def _plan(inputs: Inputs, d: Decision, a: Assessment) -> dict[str, Any] | None:
     if d.turn_instance_id is None or inputs.agent_id is None:
         return None
-    identity = SettlementIdentity(
-        goal_id=inputs.goal_id,
-        agent_id=inputs.agent_id,
-        todo_id=a.selected.todo_id if a.selected else None,
-        turn_instance_id=d.turn_instance_id,
-        replan_obligation_id=d.replan_obligation_id,
-    )
+    if inputs.open_turn is not None:
+        identity = inputs.open_turn.settlement_identity()
+        steps = list(inputs.open_turn.plan)
+    else:
+        identity = SettlementIdentity(
+            goal_id=inputs.goal_id,
+            agent_id=inputs.agent_id,
+            todo_id=a.selected.todo_id if a.selected else None,
+            turn_instance_id=d.turn_instance_id,
+            replan_obligation_id=d.replan_obligation_id,
+        )
+        steps = [str(s.kind) for s in build_plan(identity).steps] + ["terminal_closeout?"] * bool(
+            identity.todo_id
+        )
     return {
         "identity": identity.to_json(),
         "effect_id": identity.effect_id,
         "turn_key": identity.turn_key,
-        "steps": list(SETTLEMENT_STEPS),
+        "steps": steps,
     }
 
 

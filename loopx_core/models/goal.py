@@ -80,6 +80,8 @@ class GoalState(StrictModel):
     health: list[HealthFinding] = Field(default_factory=list)
     evidence: list[str] = Field(default_factory=list)
     """Goal-level evidence, e.g. what ended a focus wait."""
+    open_turns: dict[Id, str] = Field(default_factory=dict)
+    """Each agent's open (or failed, awaiting retry) turn: agent id -> turn key."""
 
     def todo(self, todo_id: str) -> Todo | None:
         """The todo with this id, or None."""

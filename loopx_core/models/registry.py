@@ -29,7 +29,7 @@ class GoalEntry(StrictModel):
 
     goal_id: Id
     objective: str
-    status: Literal["active", "stopped"] = "active"
+    status: Literal["active", "stopped", "done"] = "active"
     quota: QuotaPolicy = Field(default_factory=QuotaPolicy)
     created_at: AwareDatetime
     updated_at: AwareDatetime

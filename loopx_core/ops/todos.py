@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Literal
 
 from loopx_core.decide import scope
@@ -96,42 +96,25 @@ def claim_todo(
     *,
     lease_minutes: float = DEFAULT_LEASE_MINUTES,
 ) -> Todo:
-    """Take (or renew) the todo's lease by compare-and-swap under the goal lock.
+    """Take (or renew) the todo's lease through the task-lease adapter of the settlement algebra.
 
-    Exactly one of several concurrent claimants wins; the others get `ConflictError`.
+    Exactly one of several concurrent claimants wins; the others get `ConflictError` (exit 5);
+    an agent that may not take it gets `RefusedError` (exit 7).
     """
+    from loopx_core.settlement.identity import SettlementIdentity
+    from loopx_core.settlement.lease import lease_todo
+
     require_agent(store.read_registry(), agent_id)
+    check_id("todo", todo_id)
     if lease_minutes <= 0:
         raise UsageError("--lease-minutes must be positive")
-
-    def change(state: GoalState) -> Todo:
-        todo = require_todo(state, todo_id)
-        refusal = scope.scope_refusal(todo, agent_id, now)
-        if refusal == "claimed_by_other":
-            raise ConflictError(
-                f"todo {todo_id!r} is claimed by {todo.claimed_by!r} until {todo.lease_expires_at:%Y-%m-%dT%H:%M:%SZ}"
-            )
-        if refusal is not None:
-            raise RefusedError(f"agent {agent_id!r} may not take todo {todo_id!r}: {refusal}", code=refusal)
-        gate = scope.operator_blockers(state, agent_id)
-        if gate:
-            raise RefusedError(
-                f"agent {agent_id!r} is behind an operator gate: {', '.join(gate)}",
-                code="operator_gate",
-            )
-        if todo not in scope.in_scope(state, agent_id, now):
-            raise RefusedError(
-                f"agent {agent_id!r} must finish its blocking todo first", code="blocked_by_todo"
-            )
-        renewing = todo.claimed_by == agent_id and scope.lease_live(todo, now)
-        todo.claimed_by = agent_id
-        todo.claimed_at = todo.claimed_at if renewing else now
-        todo.lease_expires_at = now + timedelta(minutes=lease_minutes)
-        todo.status = "claimed"
-        todo.updated_at = now
-        return todo
-
-    return store.update_goal(goal_id, change)
+    identity = SettlementIdentity(goal_id, agent_id, todo_id, turn_instance_id=f"lease-{now.timestamp():.0f}")
+    result = lease_todo(store, identity, now, lease_minutes=lease_minutes)
+    if result.failure is not None:
+        raise RefusedError(result.failure.message, code=str(result.failure.kind))
+    todo = store.read_goal(goal_id).todo(todo_id)
+    assert todo is not None
+    return todo
 
 
 def release_todo(store: FileStore, goal_id: str, todo_id: str, agent_id: str, now: datetime) -> Todo:

@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from loopx_core.errors import NotFoundError, StateInvalidError
+from loopx_core.errors import NotFoundError, SchemaUnsupportedError, StateInvalidError
 from loopx_core.models.common import SCHEMA_VERSION
 
 M = TypeVar("M", bound=BaseModel)
@@ -80,11 +80,10 @@ def _explain(path: str, data: bytes, what: str, exc: ValidationError) -> StateIn
         return StateInvalidError(f"{what} at {path} is not valid JSON{hint}: {bad}", path=path)
     version = raw.get("schema_version") if isinstance(raw, dict) else None
     if version != SCHEMA_VERSION:
-        return StateInvalidError(
+        return SchemaUnsupportedError(
             f"{what} at {path} has schema_version {version!r}; this loopx reads {SCHEMA_VERSION} "
             "(file left unchanged)",
             path=path,
-            code="schema_unsupported",
         )
     first = exc.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "(root)"

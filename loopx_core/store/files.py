@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from loopx_core.errors import ConflictError, NotFoundError
 from loopx_core.ids import check_id
@@ -14,6 +15,9 @@ from loopx_core.models import SCHEMA_VERSION, GoalState, LedgerEvent, Registry
 from loopx_core.store import ledger
 from loopx_core.store.atomic import read_model, write_model
 from loopx_core.store.lock import file_lock
+
+if TYPE_CHECKING:
+    from loopx_core.settlement.journal import TurnJournal
 
 T = TypeVar("T")
 
@@ -57,6 +61,16 @@ class FileStore:
     def ledger_path(self, goal_id: str) -> Path:
         """`.loopx/goals/<goal>/events.jsonl`."""
         return self.goal_dir(goal_id) / "events.jsonl"
+
+    def turn_path(self, goal_id: str, turn_key: str) -> Path:
+        """`.loopx/goals/<goal>/turns/<64 hex>.json` (the turn key is checked)."""
+        from loopx_core.settlement.journal import check_turn_key
+
+        return self.goal_dir(goal_id) / "turns" / f"{check_turn_key(turn_key)}.json"
+
+    def runs_dir(self, goal_id: str) -> Path:
+        """`.loopx/goals/<goal>/runs/`."""
+        return self.goal_dir(goal_id) / "runs"
 
     def lock_path(self, name: str) -> Path:
         """`.loopx/locks/<name>.lock`."""
@@ -129,6 +143,21 @@ class FileStore:
             state.version += 1
             write_model(self.goal_path(goal_id), state)
             return result
+
+    def goal_lock(self, goal_id: str) -> AbstractContextManager[None]:
+        """The goal's lock (re-entrant in one process), for changes spanning several files."""
+        return file_lock(self.lock_path(check_id("goal", goal_id)))
+
+    # -- turn journals -----------------------------------------------------------------
+    def read_journal(self, goal_id: str, turn_key: str) -> TurnJournal:
+        """A turn journal, schema-checked (missing: NotFoundError; malformed: StateInvalidError)."""
+        from loopx_core.settlement.journal import TurnJournal
+
+        return read_model(self.turn_path(goal_id, turn_key), TurnJournal, what="turn journal", root=self.root)
+
+    def write_journal(self, journal: TurnJournal) -> None:
+        """Write a journal atomically; call with the goal lock held."""
+        write_model(self.turn_path(journal.goal_id, journal.turn_key), journal)
 
     # -- ledger ------------------------------------------------------------------------
     def append_event(

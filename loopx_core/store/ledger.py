@@ -22,7 +22,7 @@ from loopx_core.store.atomic import shown
 _BLOCK = 64 * 1024
 
 
-def _reverse_lines(path: Path) -> Iterator[bytes]:
+def reverse_lines(path: Path) -> Iterator[bytes]:
     """Yield complete lines from the end of the file backwards (a torn last line is skipped)."""
     try:
         handle = path.open("rb")
@@ -65,7 +65,7 @@ def _parse(path: Path, line: bytes, root: Path | None) -> LedgerEvent:
 def read_tail(path: Path, since: datetime, *, root: Path | None = None) -> list[LedgerEvent]:
     """Events with `at >= since`, oldest first, reading only the file's tail."""
     events: list[LedgerEvent] = []
-    for line in _reverse_lines(path):
+    for line in reverse_lines(path):
         event = _parse(path, line, root)
         if event.at < since:
             break
@@ -76,14 +76,14 @@ def read_tail(path: Path, since: datetime, *, root: Path | None = None) -> list[
 
 def read_all(path: Path, *, root: Path | None = None) -> list[LedgerEvent]:
     """Every committed event, oldest first."""
-    events = [_parse(path, line, root) for line in _reverse_lines(path)]
+    events = [_parse(path, line, root) for line in reverse_lines(path)]
     events.reverse()
     return events
 
 
 def last_event(path: Path, *, root: Path | None = None) -> LedgerEvent | None:
     """The newest committed event, or None for an empty ledger."""
-    for line in _reverse_lines(path):
+    for line in reverse_lines(path):
         return _parse(path, line, root)
     return None
 

@@ -12,11 +12,23 @@ from pathlib import Path
 from loopx_core.errors import LockTimeoutError
 
 DEFAULT_TIMEOUT_S = 30.0
+_held: dict[Path, int] = {}
 
 
 @contextmanager
 def file_lock(path: Path, *, timeout: float | None = None) -> Iterator[None]:
-    """Hold an exclusive lock on `path` for the `with` block, or raise `LockTimeoutError`."""
+    """Hold an exclusive lock on `path` for the `with` block, or raise `LockTimeoutError`.
+
+    Re-entrant within a process: a nested `with` on a lock this process holds just nests
+    (flock would otherwise deadlock on a second open of the same file).
+    """
+    if path in _held:
+        _held[path] += 1
+        try:
+            yield
+        finally:
+            _held[path] -= 1
+        return
     if timeout is None:
         timeout = float(os.environ.get("LOOPX_LOCK_TIMEOUT", DEFAULT_TIMEOUT_S))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -33,9 +45,11 @@ def file_lock(path: Path, *, timeout: float | None = None) -> Iterator[None]:
                     raise LockTimeoutError(f"timed out after {timeout:g}s waiting for lock {path}") from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
+        _held[path] = 1
         try:
             yield
         finally:
+            del _held[path]
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)

@@ -1,0 +1,271 @@
+"""`loopx turn ...` and `loopx writeback`: settle turns exactly once (CLI adapter and driver)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from loopx_core.cli.common import AgentId, GoalId, JsonFormat, store
+from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.clock import now
+
+app = typer.Typer(help="Governed turns: begin, run-once, cancel, inspect the journal.", no_args_is_help=True)
+
+TurnKey = Annotated[
+    str, typer.Option("--turn-key", "-k", help="Turn key: sha256:<64 hex>.", show_default=False)
+]
+
+
+def result_markdown(packet: dict[str, Any]) -> str:
+    """A turn result for people; the next actions come through the effect lens."""
+    from loopx_core.effects.lens import interpret_turn_result_packet
+
+    lens = interpret_turn_result_packet(packet)
+    lines = [
+        f"# Turn {packet['status']}: {packet['summary']}",
+        "",
+        f"- turn: {packet['turn_key']}",
+        f"- completed phases: {', '.join(packet['completed_phases']) or 'none'}",
+    ]
+    if packet.get("effects"):
+        lines.append(f"- effects now: {', '.join(packet['effects'])}")
+    replayed = [r["step"] for r in packet.get("receipts", []) if r["replayed"]]
+    if replayed:
+        lines.append(f"- already committed (replayed, no effect): {', '.join(replayed)}")
+    if lens.next_effect.cli_actions:
+        lines += ["", "## Next CLI actions", ""] + [
+            f"{i}. `{a}`" for i, a in enumerate(lens.next_effect.cli_actions, 1)
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def emit_result(packet: dict[str, Any], fmt: Format) -> None:
+    """Print a turn result packet."""
+    emit(packet, fmt, result_markdown)
+
+
+@app.command("begin")
+def begin(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    agent_id: AgentId,
+    todo_id: Annotated[
+        str | None, typer.Option("--todo-id", "-t", help="The todo this turn advances.")
+    ] = None,
+    replan: Annotated[bool, typer.Option("--replan", help="A replan turn (the frontier is empty).")] = False,
+    turn_instance_id: Annotated[
+        str | None,
+        typer.Option(
+            "--turn-instance-id", help="The instance should-run proposed (keeps retries on one turn)."
+        ),
+    ] = None,
+    lease_minutes: Annotated[float, typer.Option("--lease-minutes", help="Todo lease length.")] = 30.0,
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Start a turn: claim the todo (lease) and open the journal; prints the turn key."""
+    from loopx_core.settlement.turns import begin_turn, turn_result
+
+    with reporting(fmt):
+        journal, replayed = begin_turn(
+            store(ctx),
+            goal_id,
+            agent_id,
+            now(),
+            todo_id=todo_id,
+            replan=replan,
+            instance=turn_instance_id,
+            lease_minutes=lease_minutes,
+        )
+        packet = turn_result(journal)
+        packet["replayed"] = replayed
+        emit_result(packet, fmt)
+
+
+@app.command("cancel")
+def cancel(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    agent_id: AgentId,
+    turn_key: TurnKey,
+    reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Cancel an open turn: later steps are refused as `cancelled`; the todo lease is released."""
+    from loopx_core.settlement.turns import cancel_turn, turn_result
+
+    with reporting(fmt):
+        journal = cancel_turn(store(ctx), goal_id, agent_id, turn_key, now(), reason)
+        emit_result(turn_result(journal), fmt)
+
+
+@app.command("run-once")
+def run_once(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    agent_id: AgentId,
+    host_command: Annotated[
+        str, typer.Option("--host-command", help="Shell command doing the turn's work.", show_default=False)
+    ],
+    validation_command: Annotated[
+        str,
+        typer.Option(
+            "--validation-command",
+            help="Shell command that must exit 0 to accept the work.",
+            show_default=False,
+        ),
+    ],
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue this agent's open or failed turn.")
+    ] = False,
+    no_follow_up: Annotated[
+        bool, typer.Option("--no-follow-up", help="Close the goal after this turn (terminal closeout).")
+    ] = False,
+    slots: Annotated[int | None, typer.Option("--slots", help="Charge exactly this many slots.")] = None,
+    available_capability: Annotated[
+        list[str] | None,
+        typer.Option("--available-capability", "-c", help="A capability the host offers now (repeat)."),
+    ] = None,
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Run one governed turn in-process: should-run, begin, host command, validation, writeback, spend.
+
+    Every phase is journaled; with --resume a crashed or failed turn continues without
+    repeating a committed step. Prints the turn result (or the should-run packet when skipped).
+    """
+    from loopx_core.settlement.driver import DriverOptions
+    from loopx_core.settlement.driver import run_once as drive
+
+    with reporting(fmt):
+        options = DriverOptions(
+            host_command,
+            validation_command,
+            resume=resume,
+            no_followup=no_follow_up,
+            slots=slots,
+            available_capabilities=tuple(available_capability) if available_capability else None,
+        )
+        packet = drive(store(ctx), goal_id, agent_id, options, now)
+        if packet.get("status") == "skipped":
+            from loopx_core.render import packet_markdown
+
+            emit(packet, fmt, lambda p: "Skipped: should-run says " + packet_markdown(p["should_run"]))
+        else:
+            emit_result(packet, fmt)
+
+
+@app.command("inspect-journal")
+def inspect_journal(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    agent_id: AgentId,
+    turn_key: TurnKey,
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Inspect a turn journal (read-only, canonical location only; never bodies or paths).
+
+    Exit 0 whether replay is legal or blocked; 2 bad selector, 3 no such journal,
+    4 malformed journal, 8 unsupported schema.
+    """
+    from loopx_core.ids import check_id
+    from loopx_core.settlement.journal import check_turn_key, inspect, inspection_markdown
+
+    with reporting(fmt):
+        check_id("goal", goal_id)
+        check_id("agent", agent_id)
+        check_turn_key(turn_key)
+        s = store(ctx)
+        s.read_registry()
+        with s.goal_lock(goal_id):
+            journal = s.read_journal(goal_id, turn_key)
+        emit(
+            inspect(journal, goal_id=goal_id, agent_id=agent_id, turn_key=turn_key), fmt, inspection_markdown
+        )
+
+
+def writeback(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    agent_id: AgentId,
+    turn_key: TurnKey,
+    summary: Annotated[str, typer.Option("--summary", "-s", help="What the turn did.", show_default=False)],
+    evidence: Annotated[
+        list[str] | None, typer.Option("--evidence", "-e", help="Validation evidence (repeat).")
+    ] = None,
+    validation_status: Annotated[
+        str | None, typer.Option("--validation-status", help="passed or failed, as the host validated it.")
+    ] = None,
+    validation_command: Annotated[
+        str | None, typer.Option("--validation-command", help="Run this here; exit 0 passes.")
+    ] = None,
+    changed_file: Annotated[
+        list[str] | None, typer.Option("--changed-file", help="A file the turn changed (repeat).")
+    ] = None,
+    todo_id: Annotated[
+        str | None, typer.Option("--todo-id", "-t", help="Assert the todo this turn advanced.")
+    ] = None,
+    no_follow_up: Annotated[
+        bool,
+        typer.Option("--no-follow-up", help="Nothing follows: plan the terminal closeout after the spend."),
+    ] = False,
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Settle a turn's work: validation evidence, then the durable run record (JSON, Markdown, index).
+
+    Repeating a committed writeback returns its receipt and changes nothing.
+    """
+    from loopx_core.errors import UsageError
+    from loopx_core.settlement.algebra import StepKind
+    from loopx_core.settlement.steps import TurnContext
+    from loopx_core.settlement.turns import record_host_phases, settle, turn_result
+
+    with reporting(fmt):
+        if validation_status not in (None, "passed", "failed"):
+            raise UsageError("--validation-status must be passed or failed")
+        turn = TurnContext(
+            store(ctx),
+            goal_id,
+            agent_id,
+            turn_key,
+            now,
+            todo_id=todo_id,
+            summary=summary,
+            evidence=evidence or [],
+            validation_passed=None if validation_status is None else validation_status == "passed",
+            validation_command=validation_command,
+            changed_files=changed_file or [],
+            no_followup=no_follow_up,
+        )
+        _check_owner(turn)
+        record_host_phases(turn, {"adapter": "cli", "status": "succeeded"})
+        result, journal = settle(turn, [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK])
+        if result.failure is not None:
+            result.failure.raise_error()
+        emit_result(turn_result(journal, result), fmt)
+
+
+def _check_owner(turn: Any) -> None:
+    """Refuse before journaling host phases for a turn that is not this agent's (typed, like every step)."""
+    from loopx_core.settlement.steps import guard
+
+    journal = turn.store.read_journal(turn.goal_id, turn.turn_key)
+    refusal = guard(turn, journal)
+    if refusal:
+        from loopx_core.errors import SettlementError
+
+        raise SettlementError(str(refusal[0]), refusal[1], step="host_execute")
+
+
+def settle_step(
+    ctx: typer.Context, goal_id: str, agent_id: str, turn_key: str, step: str, fmt: Format, **extra: Any
+) -> None:
+    """Run one settlement step (spend or closeout) and print the turn result."""
+    from loopx_core.settlement.algebra import StepKind
+    from loopx_core.settlement.steps import TurnContext
+    from loopx_core.settlement.turns import settle, turn_result
+
+    turn = TurnContext(store(ctx), goal_id, agent_id, turn_key, now, **extra)
+    result, journal = settle(turn, [StepKind(step)])
+    if result.failure is not None:
+        result.failure.raise_error()
+    emit_result(turn_result(journal, result), fmt)

@@ -1,0 +1,1 @@
+"""The effect lens: read existing packets as request -> interpretation -> observation -> next."""

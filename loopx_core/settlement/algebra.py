@@ -1,0 +1,226 @@
+"""The settlement algebra: plan, steps, receipts, typed failures and `SettlementResult.bind`.
+
+A turn settles as `validation -> durable_writeback -> quota_spend -> terminal_closeout?`.
+Each step is a Kleisli arrow `SettlementResult -> SettlementResult`: it either finds its
+durable receipt (replay: no effect), refuses with a typed failure, or performs its effect
+and returns its receipt. `bind` skips every step after a failure and keeps the failure's
+kind. The adapters (CLI commands, the in-process turn driver, the task lease) share this
+algebra, not an executor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+from loopx_core.settlement.identity import SettlementIdentity
+
+
+class FailureKind(StrEnum):
+    """Why a settlement step refused; each kind has its own CLI exit code."""
+
+    INVALID_IDENTITY = "invalid_identity"
+    RECEIPT_MISSING = "receipt_missing"
+    IDENTITY_MISMATCH = "identity_mismatch"
+    WRITEBACK_MISSING = "writeback_missing"
+    WRITEBACK_REJECTED = "writeback_rejected"
+    BUDGET_REJECTED = "budget_rejected"
+    PERMISSION_DENIED = "permission_denied"
+    CANCELLED = "cancelled"
+    CLOSEOUT_REJECTED = "closeout_rejected"
+
+
+class StepKind(StrEnum):
+    """The settlement steps, in their only legal order."""
+
+    VALIDATION = "validation"
+    DURABLE_WRITEBACK = "durable_writeback"
+    QUOTA_SPEND = "quota_spend"
+    TERMINAL_CLOSEOUT = "terminal_closeout"
+
+
+STEP_ORDER: tuple[StepKind, ...] = tuple(StepKind)
+
+
+@dataclass(frozen=True)
+class SettlementStep:
+    """One planned step: who performs it, what must hold first, how it is deduplicated."""
+
+    kind: StepKind
+    owner: str
+    precondition: str
+    idempotency_key: str
+    expected_receipt: str
+
+    def to_json(self) -> dict[str, str]:
+        """The step as JSON data."""
+        return {
+            "kind": str(self.kind),
+            "owner": self.owner,
+            "precondition": self.precondition,
+            "idempotency_key": self.idempotency_key,
+            "expected_receipt": self.expected_receipt,
+        }
+
+
+@dataclass(frozen=True)
+class SettlementPlan:
+    """The ordered steps that settle one identity."""
+
+    identity: SettlementIdentity
+    steps: tuple[SettlementStep, ...]
+
+    @property
+    def kinds(self) -> tuple[StepKind, ...]:
+        """The step kinds in order."""
+        return tuple(s.kind for s in self.steps)
+
+
+_PRECONDITIONS = {
+    StepKind.VALIDATION: "turn open and not cancelled; the identity is the turn's",
+    StepKind.DURABLE_WRITEBACK: "validation passed",
+    StepKind.QUOTA_SPEND: "durable writeback receipt present; budget left",
+    StepKind.TERMINAL_CLOSEOUT: "writeback and spend receipts of this identity; no other open todo",
+}
+_RECEIPTS = {
+    StepKind.VALIDATION: "validation evidence",
+    StepKind.DURABLE_WRITEBACK: "run id (runs/<run>.json, .md, index line)",
+    StepKind.QUOTA_SPEND: "ledger event id",
+    StepKind.TERMINAL_CLOSEOUT: "todo done, goal closed",
+}
+_OWNERS = {
+    StepKind.VALIDATION: "agent",
+    StepKind.DURABLE_WRITEBACK: "loopx",
+    StepKind.QUOTA_SPEND: "loopx",
+    StepKind.TERMINAL_CLOSEOUT: "loopx",
+}
+
+
+def build_plan(identity: SettlementIdentity, *, no_followup: bool = False) -> SettlementPlan:
+    """The plan for a turn; terminal closeout only when the completion declares no follow-up."""
+    kinds = [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK, StepKind.QUOTA_SPEND]
+    if no_followup:
+        if identity.todo_id is None:
+            from loopx_core.errors import SettlementError
+
+            raise SettlementError(
+                "invalid_identity", "terminal closeout needs a todo, not a replan obligation"
+            )
+        kinds.append(StepKind.TERMINAL_CLOSEOUT)
+    steps = tuple(
+        SettlementStep(
+            kind=k,
+            owner=_OWNERS[k],
+            precondition=_PRECONDITIONS[k],
+            idempotency_key=f"{identity.effect_id[:16]}:{k}",
+            expected_receipt=_RECEIPTS[k],
+        )
+        for k in kinds
+    )
+    return SettlementPlan(identity, steps)
+
+
+@dataclass(frozen=True)
+class SettlementReceipt:
+    """Proof that a step committed; `replayed` when it was found, not performed, this time."""
+
+    step: str
+    idempotency_key: str
+    effect_id: str
+    detail: dict[str, Any] = field(default_factory=dict)
+    replayed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The receipt as JSON data."""
+        return {
+            "step": self.step,
+            "idempotency_key": self.idempotency_key,
+            "effect_id": self.effect_id,
+            "detail": self.detail,
+            "replayed": self.replayed,
+        }
+
+
+@dataclass(frozen=True)
+class SettlementFailure:
+    """A typed refusal: its kind survives every later step."""
+
+    kind: FailureKind
+    step: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        """The failure as JSON data."""
+        return {"kind": str(self.kind), "step": self.step, "message": self.message}
+
+    def raise_error(self) -> None:
+        """Raise it as the CLI's `SettlementError` (one line, its own exit code)."""
+        from loopx_core.errors import SettlementError
+
+        raise SettlementError(str(self.kind), self.message, step=self.step)
+
+
+@dataclass(frozen=True)
+class SettlementResult:
+    """The accumulated outcome: receipts in order, externally visible effects, a failure or none."""
+
+    identity: SettlementIdentity
+    receipts: tuple[SettlementReceipt, ...] = ()
+    effects: tuple[str, ...] = ()
+    failure: SettlementFailure | None = None
+
+    @property
+    def ok(self) -> bool:
+        """No step has failed."""
+        return self.failure is None
+
+    def bind(self, step: Step) -> SettlementResult:
+        """Run `step` unless a failure already stopped the chain (ordered short-circuit)."""
+        if self.failure is not None:
+            return self
+        return step(self)
+
+    def add(self, receipt: SettlementReceipt, effect: str | None = None) -> SettlementResult:
+        """This result with one more receipt (and the visible effect it had, if any)."""
+        effects = self.effects if effect is None or receipt.replayed else (*self.effects, effect)
+        return replace(self, receipts=(*self.receipts, receipt), effects=effects)
+
+    def fail(self, kind: FailureKind | str, step: str, message: str) -> SettlementResult:
+        """This result stopped by a typed failure."""
+        return replace(self, failure=SettlementFailure(FailureKind(kind), step, message))
+
+    def receipt(self, step: str) -> SettlementReceipt | None:
+        """The receipt of `step`, if committed."""
+        return next((r for r in self.receipts if r.step == step), None)
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as JSON data."""
+        return {
+            "identity": self.identity.to_json(),
+            "effect_id": self.identity.effect_id,
+            "turn_key": self.identity.turn_key,
+            "receipts": [r.to_json() for r in self.receipts],
+            "effects": list(self.effects),
+            "failure": self.failure.to_json() if self.failure else None,
+        }
+
+
+Step = Callable[[SettlementResult], SettlementResult]
+
+
+def noop(result: SettlementResult) -> SettlementResult:
+    """The identity step: changes no receipt and has no effect."""
+    return result
+
+
+def compose(*steps: Step) -> Step:
+    """Kleisli composition: one step that runs `steps` in order, short-circuiting on failure."""
+
+    def composed(result: SettlementResult) -> SettlementResult:
+        for step in steps:
+            result = result.bind(step)
+        return result
+
+    return composed

@@ -1,0 +1,175 @@
+"""The turn driver: `loopx turn run-once` runs the host command and every step in-process.
+
+Each phase is journaled; `--resume` continues a crashed or failed turn from its journal and
+never repeats a committed step. The next phase is always read through the effect lens
+(`interpret_turn_result_packet`), the same packet the CLI adapter prints.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from loopx_core.effects.lens import interpret_quota_should_run_packet, interpret_turn_result_packet
+from loopx_core.errors import NotFoundError, RefusedError, SettlementError
+from loopx_core.settlement import fault
+from loopx_core.settlement.algebra import StepKind
+from loopx_core.settlement.steps import TurnContext
+from loopx_core.settlement.turns import begin_turn, mark_failed, reopen, settle, turn_result
+from loopx_core.store.files import FileStore
+
+HOST_OUTPUT_TAIL = 2000
+
+
+@dataclass
+class DriverOptions:
+    """What `run-once` runs and how."""
+
+    host_command: str
+    validation_command: str
+    resume: bool = False
+    no_followup: bool = False
+    slots: int | None = None
+    available_capabilities: tuple[str, ...] | None = None
+
+
+def run_once(
+    store: FileStore, goal_id: str, agent_id: str, options: DriverOptions, clock: Callable[[], datetime]
+) -> dict[str, Any]:
+    """Run (or resume) one governed turn; returns the turn result packet (or the skip packet)."""
+    state = store.read_goal(goal_id)
+    open_key = state.open_turns.get(agent_id)
+    if open_key and not options.resume:
+        raise RefusedError(
+            f"agent {agent_id!r} has an open turn {open_key}: pass --resume, or cancel it", code="open_turn"
+        )
+    if options.resume:
+        if not open_key:
+            raise NotFoundError(f"agent {agent_id!r} has no open turn to resume in goal {goal_id!r}")
+        journal = reopen(store, store.read_journal(goal_id, open_key), clock())
+    else:
+        from loopx_core.decide.packet import build_packet, load_inputs
+
+        packet = build_packet(
+            load_inputs(
+                store, goal_id, agent_id, clock(), available_capabilities=options.available_capabilities
+            )
+        )
+        lens = interpret_quota_should_run_packet(packet)
+        if lens.observation.effective_action not in ("work_todo", "replan"):
+            return {"schema": "loopx_turn_run_once_v0", "status": "skipped", "should_run": packet}
+        identity = packet["settlement_plan"]["identity"]
+        journal, _ = begin_turn(
+            store,
+            goal_id,
+            agent_id,
+            clock(),
+            todo_id=identity["todo_id"],
+            replan=identity["todo_id"] is None,
+            instance=identity["turn_instance_id"],
+        )
+    ctx = TurnContext(
+        store,
+        goal_id,
+        agent_id,
+        journal.turn_key,
+        clock,
+        validation_command=options.validation_command,
+        slots=options.slots,
+        no_followup=options.no_followup,
+        summary="turn run by `loopx turn run-once`",
+    )
+    while True:
+        result_packet = turn_result(store.read_journal(goal_id, journal.turn_key), adapter="driver")
+        phase = interpret_turn_result_packet(result_packet).request.context["next_phase"]
+        if phase is None:
+            break
+        if phase in ("host_execute", "typed_result"):
+            _host(ctx, options.host_command, phase)
+            continue
+        result, _ = settle(ctx, [StepKind(phase)])
+        if result.failure is not None:
+            mark_failed(store, journal, result.failure.to_json(), clock())
+            result.failure.raise_error()
+    final = store.read_journal(goal_id, journal.turn_key)
+    _finish_todo(store, final, clock())
+    return turn_result(final, adapter="driver")
+
+
+def _host(ctx: TurnContext, command: str, phase: str) -> None:
+    """Run the host command (host_execute) or type its result (typed_result), journaling each."""
+    store = ctx.store
+    journal = store.read_journal(ctx.goal_id, ctx.turn_key)
+    if phase == "host_execute":
+        env = {
+            **os.environ,
+            "LOOPX_ROOT": str(store.root),
+            "LOOPX_GOAL_ID": ctx.goal_id,
+            "LOOPX_AGENT_ID": ctx.agent_id,
+            "LOOPX_TURN_KEY": ctx.turn_key,
+            "LOOPX_TODO_ID": journal.identity.get("todo_id") or "",
+        }
+        start = time.monotonic()
+        proc = subprocess.run(
+            command, shell=True, cwd=store.root, env=env, capture_output=True, text=True, check=False
+        )
+        receipt = {"exit_code": proc.returncode, "duration_seconds": round(time.monotonic() - start, 3)}
+        _journal(
+            ctx,
+            "host_execute",
+            receipt,
+            host_result={"output_tail": (proc.stdout + proc.stderr)[-HOST_OUTPUT_TAIL:]},
+        )
+        return
+    exit_code = journal.phase("host_execute").receipt["exit_code"]  # type: ignore[union-attr]
+    status = "succeeded" if exit_code == 0 else "failed"
+    _journal(ctx, "typed_result", {"status": status})
+    if status == "failed":
+        failure = {
+            "kind": "writeback_rejected",
+            "step": "typed_result",
+            "message": f"host command exited {exit_code}",
+        }
+        mark_failed(store, journal, failure, ctx.clock())
+        raise SettlementError("writeback_rejected", failure["message"], step="typed_result")
+    ctx.summary = f"host command succeeded in {journal.phase('host_execute').receipt['duration_seconds']}s"  # type: ignore[union-attr]
+
+
+def _journal(
+    ctx: TurnContext, phase: str, receipt: dict[str, Any], host_result: dict[str, Any] | None = None
+) -> None:
+    store = ctx.store
+    with store.goal_lock(ctx.goal_id):
+        journal = store.read_journal(ctx.goal_id, ctx.turn_key)
+        if journal.status == "stopped":
+            raise SettlementError("cancelled", "this turn was cancelled", step=phase)
+        if journal.phase(phase) is None:
+            journal.record(phase, ctx.clock(), receipt)
+            if host_result is not None:
+                journal.host_result = host_result
+            store.write_journal(journal)
+    fault.point("after", phase)
+
+
+def _finish_todo(store: FileStore, journal: Any, now: datetime) -> None:
+    """After a settled todo turn without closeout, the todo is done (ordinary todo lifecycle)."""
+    from loopx_core.ops.todos import complete_todo
+
+    todo_id = journal.identity.get("todo_id")
+    if journal.status != "committed" or not todo_id or "terminal_closeout" in journal.plan:
+        return
+    todo = store.read_goal(journal.goal_id).todo(todo_id)
+    if todo is not None and todo.status == "claimed" and todo.claimed_by == journal.agent_id:
+        complete_todo(
+            store,
+            journal.goal_id,
+            todo_id,
+            now,
+            agent_id=journal.agent_id,
+            evidence=[f"turn {journal.turn_key}"],
+        )

@@ -1,0 +1,124 @@
+"""The turn journal (`.loopx/goals/<goal>/turns/<64 hex>.json`) and its read-only inspection.
+
+A journal records one turn's completed phases, in order, with their receipts. Committed,
+stopped and failed journals stay as tombstones. `inspect` projects a journal onto the
+allowlisted `loopx_turn_journal_inspection_v0`: never bodies, paths or credentials.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import AwareDatetime, Field
+
+from loopx_core.errors import UsageError
+from loopx_core.models.common import StrictModel
+from loopx_core.settlement.identity import TURN_KEY_PREFIX, SettlementIdentity
+
+PHASES: tuple[str, ...] = (
+    "host_execute",
+    "typed_result",
+    "validation",
+    "durable_writeback",
+    "quota_spend",
+    "terminal_closeout",
+)
+STATUSES: tuple[str, ...] = ("open", "committed", "stopped", "failed")
+TOMBSTONES = ("committed", "stopped", "failed")
+INSPECTION_SCHEMA = "loopx_turn_journal_inspection_v0"
+_TURN_KEY_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
+
+
+def check_turn_key(turn_key: str) -> str:
+    """Return the 64-hex digest of a `sha256:<64 hex>` turn key, or raise `UsageError`."""
+    if not _TURN_KEY_RE.match(turn_key):
+        raise UsageError("invalid --turn-key: expected sha256: followed by 64 lower-case hex digits")
+    return turn_key[len(TURN_KEY_PREFIX) :]
+
+
+class PhaseRecord(StrictModel):
+    """One completed phase and its receipt."""
+
+    phase: str
+    at: AwareDatetime
+    receipt: dict[str, Any] = Field(default_factory=dict)
+
+
+class TurnJournal(StrictModel):
+    """A turn's journal. Phase and status are plain strings so inspection can flag unknown ones."""
+
+    schema_version: Literal[1]
+    turn_key: str
+    goal_id: str
+    agent_id: str
+    identity: dict[str, str | None]
+    status: str = "open"
+    plan: list[str] = Field(default_factory=list)
+    phases: list[PhaseRecord] = Field(default_factory=list)
+    started_at: AwareDatetime
+    updated_at: AwareDatetime
+    host_result: dict[str, Any] | None = None
+    failure: dict[str, str] | None = None
+    cancel_reason: str | None = None
+
+    def settlement_identity(self) -> SettlementIdentity:
+        """The identity this journal settles."""
+        return SettlementIdentity(**self.identity)  # type: ignore[arg-type]
+
+    def phase(self, name: str) -> PhaseRecord | None:
+        """The record of a completed phase, or None."""
+        return next((p for p in self.phases if p.phase == name), None)
+
+    def completed(self) -> list[str]:
+        """Completed phase names, in journal order."""
+        return [p.phase for p in self.phases]
+
+    def record(self, name: str, at: datetime, receipt: dict[str, Any]) -> None:
+        """Append a completed phase (callers keep the order; inspection verifies it)."""
+        self.phases.append(PhaseRecord(phase=name, at=at, receipt=receipt))
+        self.updated_at = at
+
+
+def inspect(journal: TurnJournal, *, goal_id: str, agent_id: str, turn_key: str) -> dict[str, Any]:
+    """The allowlisted inspection projection of a journal, through the effect lens."""
+    from loopx_core.effects.lens import interpret_turn_journal
+
+    turn = interpret_turn_journal(journal, goal_id=goal_id, agent_id=agent_id, turn_key=turn_key)
+    c = turn.request.context
+    return {
+        "schema": INSPECTION_SCHEMA,
+        "decision": turn.observation.decision,
+        "journal_status": c["journal_status"],
+        "replay_legal": c["replay_legal"],
+        "goal_matches": c["goal_matches"],
+        "owner_matches": c["owner_matches"],
+        "turn_key_matches": c["turn_key_matches"],
+        "phases_form_ordered_prefix": c["phases_form_ordered_prefix"],
+        "completed_phases": list(c["completed_phases"]),
+        "tombstone_retained": c["tombstone_retained"],
+        "violations": list(c["violations"]),
+        "effects": [],
+    }
+
+
+def inspection_markdown(p: dict[str, Any]) -> str:
+    """The inspection projection for people: the same allowlisted facts."""
+
+    def yn(value: bool) -> str:
+        return "yes" if value else "no"
+
+    lines = [
+        f"# Turn journal: {p['decision']}",
+        "",
+        f"- status: {p['journal_status']} (tombstone retained: {yn(p['tombstone_retained'])})",
+        f"- replay legal: {yn(p['replay_legal'])}",
+        f"- goal matches: {yn(p['goal_matches'])}; owner matches: {yn(p['owner_matches'])}; "
+        f"turn key matches: {yn(p['turn_key_matches'])}",
+        f"- phases form an ordered prefix: {yn(p['phases_form_ordered_prefix'])}",
+        f"- completed phases: {', '.join(p['completed_phases']) or 'none'}",
+        f"- violations: {', '.join(p['violations']) or 'none'}",
+        "- effects: none (inspection grants no authority)",
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,94 @@
+"""The task-lease adapter: claiming a todo composes validation and the CAS lease write.
+
+The lease keeps its own eligibility and conflict rules (agent scope, operator gates,
+blocking todos; a live lease of another agent is a conflict, exit 5), but runs as two
+settlement steps bound to one identity under one goal lock, so validation always sees the
+state the write changes.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from loopx_core.decide import scope
+from loopx_core.errors import ConflictError, NotFoundError
+from loopx_core.models import GoalState, Todo
+from loopx_core.settlement.algebra import FailureKind, SettlementReceipt, SettlementResult, Step, compose
+from loopx_core.settlement.identity import SettlementIdentity
+from loopx_core.store.files import FileStore
+
+
+def _validate(state: GoalState, identity: SettlementIdentity, now: datetime) -> Step:
+    def step(result: SettlementResult) -> SettlementResult:
+        todo = state.todo(identity.todo_id or "")
+        if todo is None:
+            raise NotFoundError(f"todo {identity.todo_id!r} not found in goal {identity.goal_id!r}")
+        agent = identity.agent_id
+        refusal = scope.scope_refusal(todo, agent, now)
+        if refusal == "claimed_by_other":
+            until = f"{todo.lease_expires_at:%Y-%m-%dT%H:%M:%SZ}" if todo.lease_expires_at else "?"
+            raise ConflictError(f"todo {todo.todo_id!r} is claimed by {todo.claimed_by!r} until {until}")
+        if refusal is not None:
+            return result.fail(
+                FailureKind.PERMISSION_DENIED,
+                "validation",
+                f"agent {agent!r} may not take todo {todo.todo_id!r}: {refusal}",
+            )
+        gate = scope.operator_blockers(state, agent)
+        if gate:
+            return result.fail(
+                FailureKind.PERMISSION_DENIED,
+                "validation",
+                f"agent {agent!r} is behind an operator gate: {', '.join(gate)}",
+            )
+        if todo not in scope.in_scope(state, agent, now):
+            return result.fail(
+                FailureKind.PERMISSION_DENIED,
+                "validation",
+                f"agent {agent!r} must finish its blocking todo first",
+            )
+        key = f"{identity.effect_id[:16]}:lease_validation"
+        return result.add(SettlementReceipt("validation", key, identity.effect_id, {"todo_id": todo.todo_id}))
+
+    return step
+
+
+def _write(state: GoalState, identity: SettlementIdentity, now: datetime, lease_minutes: float) -> Step:
+    def step(result: SettlementResult) -> SettlementResult:
+        todo: Todo = state.todo(identity.todo_id or "")  # type: ignore[assignment]
+        renewing = todo.claimed_by == identity.agent_id and scope.lease_live(todo, now)
+        todo.claimed_by = identity.agent_id
+        todo.claimed_at = todo.claimed_at if renewing else now
+        todo.lease_expires_at = now + timedelta(minutes=lease_minutes)
+        todo.status = "claimed"
+        todo.updated_at = now
+        key = f"{identity.effect_id[:16]}:lease_write"
+        detail = {"todo_id": todo.todo_id, "lease_expires_at": todo.lease_expires_at.isoformat()}
+        return result.add(
+            SettlementReceipt("durable_writeback", key, identity.effect_id, detail), f"lease:{todo.todo_id}"
+        )
+
+    return step
+
+
+def lease_todo(
+    store: FileStore, identity: SettlementIdentity, now: datetime, *, lease_minutes: float
+) -> SettlementResult:
+    """Validate and write the lease by compare-and-swap; a failed validation writes nothing."""
+
+    class _Refused(Exception):
+        def __init__(self, result: SettlementResult) -> None:
+            self.result = result
+
+    def change(state: GoalState) -> SettlementResult:
+        result = compose(_validate(state, identity, now), _write(state, identity, now, lease_minutes))(
+            SettlementResult(identity)
+        )
+        if result.failure is not None:
+            raise _Refused(result)  # abort the update: nothing is written
+        return result
+
+    try:
+        return store.update_goal(identity.goal_id, change)
+    except _Refused as refused:
+        return refused.result

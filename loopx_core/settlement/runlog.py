@@ -1,0 +1,88 @@
+"""The run log: one JSON and one Markdown record per durable writeback, and the history index."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from loopx_core.clock import iso
+from loopx_core.store import ledger
+from loopx_core.store.atomic import atomic_write_bytes
+from loopx_core.store.files import FileStore
+
+_INDEX_DEDUPE_TAIL = 32
+
+
+def run_id_for(effect_id: str) -> str:
+    """The run id of a turn: one writeback per turn, so retries rewrite the same record."""
+    return f"run-{effect_id[:16]}"
+
+
+def write_run(store: FileStore, record: dict[str, Any], at: datetime) -> None:
+    """Write `runs/<run>.json` and `.md` atomically, then index the run once (goal lock held)."""
+    import json
+
+    goal_id, run_id = record["goal_id"], record["run_id"]
+    folder = store.runs_dir(goal_id)
+    atomic_write_bytes(
+        folder / f"{run_id}.json", (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode()
+    )
+    atomic_write_bytes(folder / f"{run_id}.md", run_markdown(record).encode())
+    index = folder / "index.jsonl"
+    for line in _tail(index):
+        if json.loads(line).get("run_id") == run_id:
+            return  # a retry after a crash between the record and its journal receipt
+    entry = {
+        "schema_version": 1,
+        "run_id": run_id,
+        "at": iso(at),
+        "agent_id": record["agent_id"],
+        "todo_id": record.get("todo_id"),
+        "turn_key": record["turn_key"],
+        "validation": "passed" if record["validation"]["passed"] else "failed",
+        "summary": record["summary"][:160],
+    }
+    ledger.append_line(index, json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def _tail(index: Any) -> list[bytes]:
+    lines = []
+    for line in ledger.reverse_lines(index):
+        lines.append(line)
+        if len(lines) >= _INDEX_DEDUPE_TAIL:
+            break
+    return lines
+
+
+def run_markdown(record: dict[str, Any]) -> str:
+    """A run record for people."""
+    subject = (
+        f"todo {record['todo_id']}"
+        if record.get("todo_id")
+        else f"replan {record.get('replan_obligation_id')}"
+    )
+    lines = [
+        f"# {record['run_id']}: {subject}",
+        "",
+        f"- goal: {record['goal_id']}; agent: {record['agent_id']}",
+        f"- turn: {record['turn_key']}",
+        f"- written: {record['written_at']}",
+        f"- validation: {'passed' if record['validation']['passed'] else 'failed'}",
+        "",
+        "## Summary",
+        "",
+        record["summary"],
+    ]
+    if record.get("evidence"):
+        lines += ["", "## Evidence", ""] + [f"- {e}" for e in record["evidence"]]
+    if record.get("changed_files"):
+        lines += ["", "## Changed files", ""] + [f"- `{f}`" for f in record["changed_files"]]
+    return "\n".join(lines) + "\n"
+
+
+def read_index(store: FileStore, goal_id: str) -> list[dict[str, Any]]:
+    """Every indexed run, oldest first."""
+    import json
+
+    lines = list(ledger.reverse_lines(store.runs_dir(goal_id) / "index.jsonl"))
+    return [json.loads(line) for line in reversed(lines)]

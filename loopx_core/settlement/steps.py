@@ -1,0 +1,279 @@
+"""The settlement steps over the real store: each a Kleisli arrow on `SettlementResult`.
+
+Every step takes the goal lock, reads the turn journal, checks the journal's guard and its
+own precondition, then either replays its journaled receipt (no effect) or performs its
+effect and journals its receipt. The CLI commands and the turn driver compose the same
+steps; they differ only in who calls them.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from loopx_core.clock import iso
+from loopx_core.quota import charge_slots, compute_usage, lookback
+from loopx_core.settlement import fault, runlog
+from loopx_core.settlement.algebra import FailureKind, SettlementReceipt, SettlementResult, Step, StepKind
+from loopx_core.settlement.journal import TurnJournal
+from loopx_core.store.files import FileStore
+
+Outcome = tuple[dict[str, Any], str | None] | tuple[FailureKind, str]
+"""A performed step's (receipt detail, visible effect), or a (failure kind, message)."""
+
+
+@dataclass
+class TurnContext:
+    """Who settles which turn, when, and with what (the arguments of the CLI commands)."""
+
+    store: FileStore
+    goal_id: str
+    agent_id: str
+    turn_key: str
+    clock: Callable[[], datetime]
+    todo_id: str | None = None
+    summary: str = ""
+    evidence: list[str] = field(default_factory=list)
+    validation_passed: bool | None = None
+    validation_command: str | None = None
+    changed_files: list[str] = field(default_factory=list)
+    slots: int | None = None
+    no_followup: bool = False
+
+
+def guard(ctx: TurnContext, journal: TurnJournal) -> tuple[FailureKind, str] | None:
+    """Refusals that apply to every step of this turn."""
+    if journal.status == "stopped":
+        return FailureKind.CANCELLED, f"turn {ctx.turn_key[:19]}... was cancelled"
+    if journal.agent_id != ctx.agent_id:
+        return (
+            FailureKind.PERMISSION_DENIED,
+            f"agent {ctx.agent_id!r} may not settle a turn of {journal.agent_id!r}",
+        )
+    identity = journal.identity
+    if journal.goal_id != ctx.goal_id or identity.get("goal_id") != ctx.goal_id:
+        return FailureKind.IDENTITY_MISMATCH, f"turn belongs to goal {journal.goal_id!r}, not {ctx.goal_id!r}"
+    if ctx.todo_id is not None and identity.get("todo_id") != ctx.todo_id:
+        return (
+            FailureKind.IDENTITY_MISMATCH,
+            f"turn settles todo {identity.get('todo_id')!r}, not {ctx.todo_id!r}",
+        )
+    try:
+        key = journal.settlement_identity().turn_key
+    except Exception:  # a journal whose identity is not one is refused, not trusted
+        key = None
+    if key != ctx.turn_key or journal.turn_key != ctx.turn_key:
+        return FailureKind.INVALID_IDENTITY, "the journal's identity does not hash to its turn key"
+    return None
+
+
+def journal_step(ctx: TurnContext, kind: StepKind, perform: Callable[[TurnJournal], Outcome]) -> Step:
+    """A settlement step: guard, replay or perform, journal the receipt, commit when last."""
+
+    def step(result: SettlementResult) -> SettlementResult:
+        store = ctx.store
+        with store.goal_lock(ctx.goal_id):
+            journal = store.read_journal(ctx.goal_id, ctx.turn_key)
+            refusal = guard(ctx, journal)
+            if refusal:
+                return result.fail(refusal[0], str(kind), refusal[1])
+            key = f"{journal.settlement_identity().effect_id[:16]}:{kind}"
+            done = journal.phase(str(kind))
+            if done is not None:
+                return result.add(
+                    SettlementReceipt(str(kind), key, result.identity.effect_id, done.receipt, replayed=True)
+                )
+            outcome = perform(journal)
+            if isinstance(outcome[0], FailureKind):
+                return result.fail(outcome[0], str(kind), str(outcome[1]))
+            detail, effect = outcome  # type: ignore[misc]
+            fault.point("before_receipt", str(kind))
+            journal.record(str(kind), ctx.clock(), detail)
+            if journal.plan and str(kind) == journal.plan[-1]:
+                commit(store, journal)
+            store.write_journal(journal)
+            fault.point("after", str(kind))
+            return result.add(SettlementReceipt(str(kind), key, result.identity.effect_id, detail), effect)
+
+    return step
+
+
+def commit(store: FileStore, journal: TurnJournal) -> None:
+    """Mark the journal committed and release the agent's open-turn slot (goal lock held)."""
+    journal.status = "committed"
+    journal.failure = None
+
+    def clear(state: Any) -> None:
+        if state.open_turns.get(journal.agent_id) == journal.turn_key:
+            del state.open_turns[journal.agent_id]
+
+    store.update_goal(journal.goal_id, clear)
+
+
+def validation(ctx: TurnContext) -> Step:
+    """Validation: the host's verdict, or a command run here (exit 0 passes)."""
+
+    def perform(journal: TurnJournal) -> Outcome:
+        if ctx.validation_command:
+            proc = subprocess.run(
+                ctx.validation_command, shell=True, cwd=ctx.store.root, capture_output=True, check=False
+            )
+            passed, detail = (
+                proc.returncode == 0,
+                {"command": ctx.validation_command, "exit_code": proc.returncode},
+            )
+        elif ctx.validation_passed is not None:
+            passed, detail = (
+                ctx.validation_passed,
+                {"reported": "passed" if ctx.validation_passed else "failed"},
+            )
+        else:
+            return (
+                FailureKind.WRITEBACK_REJECTED,
+                "no validation: pass --validation-status or --validation-command",
+            )
+        if not passed:
+            return FailureKind.WRITEBACK_REJECTED, f"validation failed ({detail}); nothing was written back"
+        return {**detail, "evidence": list(ctx.evidence)}, None
+
+    return journal_step(ctx, StepKind.VALIDATION, perform)
+
+
+def durable_writeback(ctx: TurnContext) -> Step:
+    """Durable writeback: the run record (JSON, Markdown) and its history index line."""
+
+    def perform(journal: TurnJournal) -> Outcome:
+        checked = journal.phase("validation")
+        if checked is None:
+            return FailureKind.RECEIPT_MISSING, "writeback needs a validation receipt first"
+        identity = journal.settlement_identity()
+        if ctx.no_followup and "terminal_closeout" not in journal.plan:
+            if identity.todo_id is None:
+                return FailureKind.INVALID_IDENTITY, "--no-follow-up needs a todo turn, not a replan"
+            journal.plan.append("terminal_closeout")
+        now = ctx.clock()
+        run_id = runlog.run_id_for(identity.effect_id)
+        record = {
+            "schema_version": 1,
+            "run_id": run_id,
+            "goal_id": identity.goal_id,
+            "agent_id": identity.agent_id,
+            "todo_id": identity.todo_id,
+            "replan_obligation_id": identity.replan_obligation_id,
+            "turn_key": identity.turn_key,
+            "summary": ctx.summary.strip() or "(no summary)",
+            "evidence": list(ctx.evidence) or list(checked.receipt.get("evidence", [])),
+            "validation": {"passed": True, **{k: v for k, v in checked.receipt.items() if k != "evidence"}},
+            "changed_files": list(ctx.changed_files),
+            "started_at": iso(journal.started_at),
+            "written_at": iso(now),
+            "no_followup": "terminal_closeout" in journal.plan,
+        }
+        runlog.write_run(ctx.store, record, now)
+        return {"run_id": run_id}, f"writeback:{run_id}"
+
+    return journal_step(ctx, StepKind.DURABLE_WRITEBACK, perform)
+
+
+def quota_spend(ctx: TurnContext) -> Step:
+    """Quota spend, bound to the turn's identity; only after its durable writeback."""
+
+    def perform(journal: TurnJournal) -> Outcome:
+        from loopx_core.ops.spend import spend
+
+        if journal.phase("durable_writeback") is None:
+            return FailureKind.WRITEBACK_MISSING, "spend refused: this turn has no durable writeback yet"
+        store, identity, now = ctx.store, journal.settlement_identity(), ctx.clock()
+        goal = store.read_registry().goals[identity.goal_id]
+        usage = compute_usage(
+            goal.quota, store.ledger_since(identity.goal_id, now - lookback(goal.quota)), now
+        )
+        already = any(e.turn_instance_id == identity.turn_instance_id for e in usage.spends)
+        if usage.exhausted and not already:
+            return (
+                FailureKind.BUDGET_REJECTED,
+                f"quota exhausted: {usage.spent_slots}/{usage.allowed_slots} slots spent",
+            )
+        host = journal.phase("host_execute")
+        seconds = (host.receipt.get("duration_seconds") if host else None) or (
+            now - journal.started_at
+        ).total_seconds()
+        slots = ctx.slots if ctx.slots is not None else charge_slots(goal.quota, seconds)
+        result = spend(
+            store,
+            identity.goal_id,
+            identity.agent_id,
+            now,
+            todo_id=identity.todo_id,
+            turn_instance_id=identity.turn_instance_id,
+            replan_obligation_id=identity.replan_obligation_id,
+            effect_id=identity.effect_id,
+            slots=slots,
+            minutes=seconds / 60,
+        )
+        event = result.event
+        return {"event_id": event.event_id, "slots": event.slots}, f"spend:{event.event_id}"
+
+    return journal_step(ctx, StepKind.QUOTA_SPEND, perform)
+
+
+def terminal_closeout(ctx: TurnContext) -> Step:
+    """Terminal closeout: the todo done and the goal closed, after matching writeback and spend."""
+
+    def perform(journal: TurnJournal) -> Outcome:
+        store, identity, now = ctx.store, journal.settlement_identity(), ctx.clock()
+        missing = [p for p in ("durable_writeback", "quota_spend") if journal.phase(p) is None]
+        if missing:
+            return (
+                FailureKind.RECEIPT_MISSING,
+                f"closeout needs the {' and '.join(missing)} receipt(s) of this turn",
+            )
+        if identity.todo_id is None:
+            return FailureKind.INVALID_IDENTITY, "a replan turn has no todo to close out"
+        state = store.read_goal(identity.goal_id)
+        others = [
+            t.todo_id
+            for t in state.todos
+            if t.kind == "agent" and t.is_open_work and t.todo_id != identity.todo_id
+        ]
+        if others:
+            return (
+                FailureKind.CLOSEOUT_REJECTED,
+                f"goal still has open todos ({', '.join(others)}): complete without --no-follow-up",
+            )
+        if "terminal_closeout" not in journal.plan:
+            journal.plan.append("terminal_closeout")
+
+        def close(s: Any) -> None:
+            todo = s.todo(identity.todo_id)
+            if todo.status != "done":
+                todo.evidence.extend(ctx.evidence)
+                todo.status, todo.claimed_by, todo.claimed_at, todo.lease_expires_at = (
+                    "done",
+                    None,
+                    None,
+                    None,
+                )
+                todo.updated_at = now
+
+        store.update_goal(identity.goal_id, close)
+
+        def finish(registry: Any) -> None:
+            registry.goals[identity.goal_id].status = "done"
+            registry.goals[identity.goal_id].updated_at = now
+
+        store.update_registry(finish)
+        return {"todo_id": identity.todo_id, "goal_status": "done"}, f"closeout:{identity.todo_id}"
+
+    return journal_step(ctx, StepKind.TERMINAL_CLOSEOUT, perform)
+
+
+STEP_BUILDERS: dict[StepKind, Callable[[TurnContext], Step]] = {
+    StepKind.VALIDATION: validation,
+    StepKind.DURABLE_WRITEBACK: durable_writeback,
+    StepKind.QUOTA_SPEND: quota_spend,
+    StepKind.TERMINAL_CLOSEOUT: terminal_closeout,
+}

@@ -1,0 +1,279 @@
+"""The CLI adapter: `turn begin`, `writeback`, bound `quota spend`, terminal closeout, `turn cancel`.
+
+Each command composes the shared settlement steps and prints a `loopx_turn_result_v0`
+packet; the next CLI actions in it are read through the effect lens.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from loopx_core.decide import commands
+from loopx_core.effects.lens import TURN_RESULT_SCHEMA
+from loopx_core.errors import ConflictError, NotFoundError, RefusedError, SettlementError
+from loopx_core.ops.goals import require_agent, require_goal
+from loopx_core.ops.todos import DEFAULT_LEASE_MINUTES
+from loopx_core.quota import compute_usage, lookback
+from loopx_core.settlement.algebra import SettlementResult, StepKind, compose
+from loopx_core.settlement.identity import SettlementIdentity, replan_obligation_id, turn_instance_id
+from loopx_core.settlement.journal import PHASES, TurnJournal
+from loopx_core.settlement.lease import lease_todo
+from loopx_core.settlement.steps import STEP_BUILDERS, TurnContext
+from loopx_core.store.files import FileStore
+
+BASE_PLAN = ["validation", "durable_writeback", "quota_spend"]
+
+
+def next_phase(journal: TurnJournal) -> str | None:
+    """The first phase still to do: host phases, then the planned settlement steps."""
+    if journal.status not in ("open", "failed"):
+        return None
+    wanted = ["host_execute", "typed_result", *journal.plan]
+    done = set(journal.completed())
+    return next((p for p in PHASES if p in wanted and p not in done), None)
+
+
+def turn_result(
+    journal: TurnJournal, result: SettlementResult | None = None, *, adapter: str = "cli"
+) -> dict[str, Any]:
+    """The `loopx_turn_result_v0` packet, with next CLI actions read through the lens."""
+    identity = journal.identity
+    phase = next_phase(journal)
+    packet: dict[str, Any] = {
+        "schema": TURN_RESULT_SCHEMA,
+        "adapter": adapter,
+        "goal_id": journal.goal_id,
+        "agent_id": journal.agent_id,
+        "todo_id": identity.get("todo_id"),
+        "replan_obligation_id": identity.get("replan_obligation_id"),
+        "turn_key": journal.turn_key,
+        "status": journal.status,
+        "plan": list(journal.plan),
+        "completed_phases": journal.completed(),
+        "next_phase": phase,
+        "receipts": [r.to_json() for r in result.receipts] if result else [],
+        "effects": list(result.effects) if result else [],
+        "failure": result.failure.to_json() if result and result.failure else journal.failure,
+    }
+    packet["summary"] = _summary(packet)
+    packet["next_cli_actions"] = _actions(journal, phase)
+    return packet
+
+
+def _summary(p: dict[str, Any]) -> str:
+    if p["failure"]:
+        return f"refused: {p['failure']['kind']} at {p['failure']['step']}"
+    if p["status"] == "committed":
+        return "turn settled"
+    return f"turn {p['status']}; next: {p['next_phase'] or 'nothing'}"
+
+
+def _actions(journal: TurnJournal, phase: str | None) -> list[str]:
+    g, a, k = journal.goal_id, journal.agent_id, journal.turn_key
+    todo = journal.identity.get("todo_id")
+    if phase in ("host_execute", "typed_result", "validation", "durable_writeback"):
+        return [
+            commands.command(
+                "writeback",
+                goal_id=g,
+                agent_id=a,
+                turn_key=k,
+                summary="<summary>",
+                validation_status="passed",
+                evidence="<evidence>",
+            )
+        ]
+    if phase == "quota_spend":
+        return [commands.command("quota", "spend", goal_id=g, agent_id=a, turn_key=k)]
+    if phase == "terminal_closeout" and todo:
+        return [
+            commands.command(
+                "todo", "complete", "--no-follow-up", goal_id=g, todo_id=todo, agent_id=a, turn_key=k
+            )
+        ]
+    return []
+
+
+def begin_turn(
+    store: FileStore,
+    goal_id: str,
+    agent_id: str,
+    now: datetime,
+    *,
+    todo_id: str | None = None,
+    replan: bool = False,
+    instance: str | None = None,
+    lease_minutes: float = DEFAULT_LEASE_MINUTES,
+) -> tuple[TurnJournal, bool]:
+    """Claim the todo (task lease) and open the turn's journal; returns (journal, replayed).
+
+    A retried begin finds the agent's open turn for the same subject and changes nothing.
+    """
+    registry = store.read_registry()
+    goal = require_goal(registry, goal_id)
+    require_agent(registry, agent_id)
+    if (todo_id is None) == (not replan):
+        raise SettlementError(
+            "invalid_identity", "a turn advances exactly one of --todo-id or --replan", step="begin"
+        )
+    with store.goal_lock(goal_id):
+        state = store.read_goal(goal_id)
+        open_key = state.open_turns.get(agent_id)
+        if open_key is not None:
+            return _existing(store, goal_id, agent_id, open_key, todo_id, replan), True
+        usage = compute_usage(goal.quota, store.ledger_since(goal_id, now - lookback(goal.quota)), now)
+        if usage.exhausted:
+            raise SettlementError(
+                "budget_rejected",
+                f"quota exhausted: {usage.spent_slots}/{usage.allowed_slots} slots spent",
+                step="begin",
+            )
+        subject = todo_id or replan_obligation_id(goal_id, state.version)
+        identity = SettlementIdentity(
+            goal_id=goal_id,
+            agent_id=agent_id,
+            todo_id=todo_id,
+            turn_instance_id=instance or turn_instance_id(goal_id, agent_id, subject, state.version),
+            replan_obligation_id=None if todo_id else subject,
+        )
+        if store.turn_path(goal_id, identity.turn_key).exists():
+            return store.read_journal(goal_id, identity.turn_key), True
+        if todo_id is not None:
+            lease = lease_todo(store, identity, now, lease_minutes=lease_minutes)
+            if lease.failure is not None:
+                lease.failure.raise_error()
+        journal = TurnJournal(
+            schema_version=1,
+            turn_key=identity.turn_key,
+            goal_id=goal_id,
+            agent_id=agent_id,
+            identity=identity.to_json(),
+            plan=list(BASE_PLAN),
+            started_at=now,
+            updated_at=now,
+        )
+        store.write_journal(journal)
+
+        def register(s: Any) -> None:
+            s.open_turns[agent_id] = identity.turn_key
+
+        store.update_goal(goal_id, register)
+        return journal, False
+
+
+def _existing(
+    store: FileStore, goal_id: str, agent_id: str, key: str, todo_id: str | None, replan: bool
+) -> TurnJournal:
+    try:
+        journal = store.read_journal(goal_id, key)
+    except NotFoundError:
+        raise ConflictError(
+            f"agent {agent_id!r} has an open turn {key} without a journal: cancel it"
+        ) from None
+    same = (
+        journal.identity.get("todo_id") == todo_id
+        if todo_id
+        else journal.identity.get("replan_obligation_id")
+    )
+    if not same or (replan and todo_id):
+        raise SettlementError(
+            "identity_mismatch",
+            f"agent {agent_id!r} already has an open turn ({key}) for another subject: settle or cancel it first",
+            step="begin",
+        )
+    return journal
+
+
+def settle(ctx: TurnContext, kinds: list[StepKind]) -> tuple[SettlementResult, TurnJournal]:
+    """Run the given steps of the turn in order (one composed Kleisli arrow)."""
+    journal = ctx.store.read_journal(ctx.goal_id, ctx.turn_key)
+    start = SettlementResult(journal.settlement_identity())
+    result = compose(*(STEP_BUILDERS[k](ctx) for k in kinds))(start)
+    return result, ctx.store.read_journal(ctx.goal_id, ctx.turn_key)
+
+
+def record_host_phases(
+    ctx: TurnContext, host_result: dict[str, Any], duration_seconds: float | None = None
+) -> None:
+    """Journal `host_execute` and `typed_result` (the host's own work and its typed result)."""
+    with ctx.store.goal_lock(ctx.goal_id):
+        journal = ctx.store.read_journal(ctx.goal_id, ctx.turn_key)
+        if journal.status == "stopped":
+            raise SettlementError("cancelled", "this turn was cancelled", step="host_execute")
+        now = ctx.clock()
+        if journal.phase("host_execute") is None:
+            receipt: dict[str, Any] = {"reported_by": host_result.get("adapter", "host")}
+            if duration_seconds is not None:
+                receipt["duration_seconds"] = round(duration_seconds, 3)
+            journal.record("host_execute", now, receipt)
+        if journal.phase("typed_result") is None:
+            journal.host_result = host_result
+            journal.record("typed_result", now, {"status": host_result.get("status", "succeeded")})
+        ctx.store.write_journal(journal)
+
+
+def cancel_turn(
+    store: FileStore, goal_id: str, agent_id: str, turn_key: str, now: datetime, reason: str | None
+) -> TurnJournal:
+    """Stop an open turn: its journal stays as a tombstone; its todo lease is released."""
+    with store.goal_lock(goal_id):
+        journal = store.read_journal(goal_id, turn_key)
+        if journal.agent_id != agent_id:
+            raise SettlementError(
+                "permission_denied",
+                f"agent {agent_id!r} may not cancel a turn of {journal.agent_id!r}",
+                step="cancel",
+            )
+        if journal.status == "stopped":
+            return journal
+        if journal.status == "committed":
+            raise RefusedError(
+                "this turn is already settled (committed): nothing to cancel", code="already_committed"
+            )
+        journal.status = "stopped"
+        journal.cancel_reason = (reason or "").strip() or "cancelled"
+        journal.updated_at = now
+        store.write_journal(journal)
+        todo_id = journal.identity.get("todo_id")
+
+        def release(s: Any) -> None:
+            if s.open_turns.get(agent_id) == turn_key:
+                del s.open_turns[agent_id]
+            todo = s.todo(todo_id) if todo_id else None
+            if todo is not None and todo.claimed_by == agent_id and todo.status == "claimed":
+                todo.status, todo.claimed_by, todo.claimed_at, todo.lease_expires_at = (
+                    "open",
+                    None,
+                    None,
+                    None,
+                )
+                todo.updated_at = now
+
+        store.update_goal(goal_id, release)
+        return journal
+
+
+def mark_failed(store: FileStore, journal: TurnJournal, failure: dict[str, str], now: datetime) -> None:
+    """The driver's record of a failed phase: the journal becomes a `failed` tombstone until retried."""
+    with store.goal_lock(journal.goal_id):
+        current = store.read_journal(journal.goal_id, journal.turn_key)
+        current.status = "failed"
+        current.failure = failure
+        current.updated_at = now
+        store.write_journal(current)
+
+
+def reopen(store: FileStore, journal: TurnJournal, now: datetime) -> TurnJournal:
+    """Retry a failed journal: back to `open`, committed phases kept (they replay)."""
+    with store.goal_lock(journal.goal_id):
+        current = store.read_journal(journal.goal_id, journal.turn_key)
+        if current.status == "failed":
+            current.status, current.failure, current.updated_at = "open", None, now
+            store.write_journal(current)
+        return current
+
+
+def closeout_is_last(journal: TurnJournal) -> bool:
+    """True when the plan ends in a terminal closeout."""
+    return bool(journal.plan) and journal.plan[-1] == "terminal_closeout"
