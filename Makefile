@@ -24,6 +24,7 @@ test: $(STAMP) lint
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/should_run.py
+	$(BIN)/python benchmarks/turn.py
 
 docs: $(STAMP)
 	$(BIN)/python scripts/gen_cli_docs.py

@@ -81,7 +81,7 @@ class SettlementError(LoopxError):
     """A typed settlement refusal; `code` is the failure kind, each with its own exit code."""
 
     def __init__(self, kind: str, message: str, *, step: str | None = None) -> None:
-        super().__init__(message, code=kind)
+        super().__init__(f"{kind}: {message}", code=kind)
         self.exit_code = ExitCode[kind.upper()]
         self.step = step
 

@@ -65,7 +65,7 @@ def load_inputs(
     if key is not None:
         try:
             journal = store.read_journal(goal_id, key)
-            open_turn = journal if journal.status in ("open", "failed") else None
+            open_turn = journal if journal.status in ("open", "failed", "committed") else None
         except (StateInvalidError, NotFoundError) as exc:
             return replace(loaded, health_error=f"open turn of {agent_id!r}: {exc.message}")
     return replace(loaded, state=state, usage=usage, open_turn=open_turn)

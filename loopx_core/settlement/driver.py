@@ -19,7 +19,7 @@ from loopx_core.effects.lens import interpret_quota_should_run_packet, interpret
 from loopx_core.errors import NotFoundError, RefusedError, SettlementError
 from loopx_core.settlement import fault
 from loopx_core.settlement.algebra import StepKind
-from loopx_core.settlement.steps import TurnContext
+from loopx_core.settlement.steps import TurnContext, release_turn
 from loopx_core.settlement.turns import begin_turn, mark_failed, reopen, settle, turn_result
 from loopx_core.store.files import FileStore
 
@@ -83,6 +83,7 @@ def run_once(
         slots=options.slots,
         no_followup=options.no_followup,
         summary="turn run by `loopx turn run-once`",
+        release_on_commit=False,
     )
     while True:
         result_packet = turn_result(store.read_journal(goal_id, journal.turn_key), adapter="driver")
@@ -98,6 +99,7 @@ def run_once(
             result.failure.raise_error()
     final = store.read_journal(goal_id, journal.turn_key)
     _finish_todo(store, final, clock())
+    release_turn(store, final)
     return turn_result(final, adapter="driver")
 
 

@@ -42,6 +42,8 @@ class TurnContext:
     changed_files: list[str] = field(default_factory=list)
     slots: int | None = None
     no_followup: bool = False
+    release_on_commit: bool = True
+    """Free the agent's open-turn slot at commit (the driver frees it after finishing the todo)."""
 
 
 def guard(ctx: TurnContext, journal: TurnJournal) -> tuple[FailureKind, str] | None:
@@ -93,7 +95,7 @@ def journal_step(ctx: TurnContext, kind: StepKind, perform: Callable[[TurnJourna
             fault.point("before_receipt", str(kind))
             journal.record(str(kind), ctx.clock(), detail)
             if journal.plan and str(kind) == journal.plan[-1]:
-                commit(store, journal)
+                commit(store, journal, release=ctx.release_on_commit)
             store.write_journal(journal)
             fault.point("after", str(kind))
             return result.add(SettlementReceipt(str(kind), key, result.identity.effect_id, detail), effect)
@@ -101,10 +103,16 @@ def journal_step(ctx: TurnContext, kind: StepKind, perform: Callable[[TurnJourna
     return step
 
 
-def commit(store: FileStore, journal: TurnJournal) -> None:
-    """Mark the journal committed and release the agent's open-turn slot (goal lock held)."""
+def commit(store: FileStore, journal: TurnJournal, *, release: bool = True) -> None:
+    """Mark the journal committed and (unless told not to) release the agent's open-turn slot."""
     journal.status = "committed"
     journal.failure = None
+    if release:
+        release_turn(store, journal)
+
+
+def release_turn(store: FileStore, journal: TurnJournal) -> None:
+    """Free the agent's open-turn slot if it still names this turn."""
 
     def clear(state: Any) -> None:
         if state.open_turns.get(journal.agent_id) == journal.turn_key:

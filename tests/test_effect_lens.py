@@ -1,0 +1,120 @@
+"""The effect lens: packets read through four frozen slots; interpretation grants nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from loopx_core.decide.packet import build_packet, load_inputs
+from loopx_core.effects.lens import (
+    EffectNext,
+    effect_program_from_ordered_steps,
+    interpret_quota_should_run_packet,
+    interpret_turn_journal,
+    interpret_turn_result_packet,
+)
+from loopx_core.render import packet_markdown
+from loopx_core.settlement.turns import turn_result
+from tests.conftest import Project
+from tests.scenarios import SCENARIOS
+from tests.turns import begun_turn
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_should_run_packet_through_the_lens(project: Project, name: str) -> None:
+    ask = SCENARIOS[name](project)
+    packet = build_packet(
+        load_inputs(
+            project.store, "g", ask.agent_id, project.at(ask.minutes), available_capabilities=ask.available
+        )
+    )
+    turn = interpret_quota_should_run_packet(packet)
+    assert (turn.observation.decision, turn.observation.should_run) == (
+        packet["decision"],
+        packet["should_run"],
+    )
+    assert turn.observation.effective_action == packet["effective_action"]
+    assert turn.interpretation.route == packet["work_lane_contract"]["lane"]
+    assert turn.interpretation.interaction_mode == packet["interaction_contract"]["mode"]
+    assert turn.interpretation.capability_action == (packet.get("capability_gate") or {}).get("action")
+    actions = tuple(packet["interaction_contract"]["cli_channel"]["next_cli_actions"])
+    assert turn.next_effect.cli_actions == actions
+    assert turn.next_effect.execution_mode == ("serial" if len(actions) > 1 else None)
+    assert turn.next_effect.scheduler_action == packet["scheduler_hint"]["action"]
+    for action in actions:  # the Markdown a person reads is rendered from EffectNext
+        assert f"`{action}`" in packet_markdown(packet)
+
+
+def test_slots_are_frozen(project: Project) -> None:
+    ask = SCENARIOS["eligible_workspace"](project)
+    turn = interpret_quota_should_run_packet(
+        build_packet(load_inputs(project.store, "g", ask.agent_id, project.at(0)))
+    )
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        turn.observation.should_run = False  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        turn.request.context["x"] = 1  # type: ignore[index]
+
+
+def test_host_hints_reach_next_effect() -> None:
+    packet = {
+        "decision": "run",
+        "should_run": True,
+        "effective_action": "work_todo",
+        "recommended_action": "x",
+        "scheduler_hint": {
+            "action": "keep",
+            "codex_app": {
+                "ack_hint": {"cli_args": ["quota", "scheduler-ack"]},
+                "failure_hint": {"cli_args": ["quota", "scheduler-fail"]},
+            },
+        },
+    }
+    nxt = interpret_quota_should_run_packet(packet).next_effect
+    assert (nxt.ack_cli_args, nxt.failure_cli_args) == (
+        ("quota", "scheduler-ack"),
+        ("quota", "scheduler-fail"),
+    )
+
+
+def test_turn_result_packet(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    turn = begun_turn(tmp_path)
+    packet = turn_result(turn.store.read_journal("g", turn.key))
+    lens = interpret_turn_result_packet(packet)
+    assert lens.request.context["next_phase"] == "host_execute"
+    assert lens.observation.decision == "continue" and lens.observation.should_run is False
+    assert lens.next_effect.cli_actions[0].startswith("loopx writeback")
+    refused = interpret_turn_result_packet(
+        {**packet, "failure": {"kind": "cancelled", "step": "x", "message": ""}}
+    )
+    assert (
+        refused.observation.decision == "refused" and refused.request.context["failure_kind"] == "cancelled"
+    )
+    settled = interpret_turn_result_packet(
+        {**packet, "status": "committed", "next_phase": None, "next_cli_actions": []}
+    )
+    assert settled.observation.decision == "settled" and settled.next_effect == EffectNext()
+
+
+def test_ordered_program() -> None:
+    program = effect_program_from_ordered_steps(
+        [{"step_id": "a", "kind": "validation", "purpose": "check"}, "loopx quota spend -g g"], "serial"
+    )
+    assert program.execution_mode == "serial"
+    assert [(s.step_id, s.kind, s.command) for s in program.steps] == [
+        ("a", "validation", None),
+        ("s2", "cli", "loopx quota spend -g g"),
+    ]
+
+
+def test_journal_interpretation_grants_no_authority(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    turn = begun_turn(tmp_path)
+    journal = turn.store.read_journal("g", turn.key)
+    lens = interpret_turn_journal(journal, goal_id="g", agent_id="builder", turn_key=turn.key)
+    assert lens.observation.should_run is False and lens.next_effect == EffectNext()
+    assert lens.request.context["replay_legal"] is True
+    other = interpret_turn_journal(journal, goal_id="g", agent_id="intruder", turn_key=turn.key)
+    assert other.observation.decision == "replay_blocked" and other.request.context["violations"] == (
+        "owner_mismatch",
+    )
