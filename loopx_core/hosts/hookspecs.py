@@ -1,0 +1,50 @@
+"""LoopX hook specifications (pluggy project name `loopx`).
+
+Host plugins implement these with `@loopx_core.hosts.hookspecs.hookimpl` and are found
+through the `loopx` entry-point group, built-in hosts included:
+
+    [project.entry-points.loopx]
+    my-host = "my_package.plugin"
+
+Every hook here is documented in docs/hooks.md and has a test of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pluggy
+
+from loopx_core.hosts.model import FacadeFile, Finding, HostSurface, RenderContext
+
+PROJECT_NAME = "loopx"
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+@hookspec
+def loopx_register_hosts(register: Callable[[HostSurface], None]) -> None:
+    """Declare host surfaces: call `register(HostSurface(...))` once per host."""
+
+
+@hookspec(firstresult=True)
+def loopx_render_facade(host: str, context: RenderContext) -> list[FacadeFile] | None:
+    """Render `host`'s facade files for `context` (scope, layout); return None for other hosts."""
+
+
+@hookspec
+def loopx_packet_hints(host: str, packet: dict[str, Any]) -> dict[str, Any] | None:
+    """Hints for a should-run packet asked with `--surface host` (ack/failure commands, rrule).
+
+    Return None for other hosts. A dict is merged into `packet["scheduler_hint"][host_key]`
+    where `host_key` is the host name with `-` replaced by `_`.
+    """
+
+
+@hookspec(firstresult=True)
+def loopx_verify_installation(host: str, context: RenderContext, files: dict[str, str]) -> list[Finding] | None:
+    """Read `host`'s installed files back (`files`: installed path -> text) and report problems.
+
+    Return an empty list when the installation is sound, None for other hosts.
+    """
