@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint bench docs clean
+.PHONY: demo test lint bench docs hosts clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +19,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: $(STAMP) lint
+# The real host CLIs (claude, codex, dsh) from the npm registry judge what we generate.
+hosts:
+	bash scripts/install-hosts.sh --quiet
+
+test: $(STAMP) lint hosts
 	$(BIN)/python -m pytest -n 2 -q
 
 bench: $(STAMP)

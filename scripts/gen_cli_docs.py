@@ -28,6 +28,7 @@ EXIT_MEANINGS = {
     ExitCode.LOCK_TIMEOUT: "the goal lock was not free within `LOOPX_LOCK_TIMEOUT` seconds (default 30)",
     ExitCode.REFUSED: "well-formed but not allowed now (operator gate, excluded agent, blocking todo)",
     ExitCode.SCHEMA_UNSUPPORTED: "a state file or journal has a missing, unknown or newer `schema_version` (left unchanged)",
+    ExitCode.DRIFT: "`workflow-skills --check`: the installed facade drifted (missing, edited or stale files)",
     ExitCode.INVALID_IDENTITY: "settlement: the identity is malformed (both or neither of todo and replan obligation)",
     ExitCode.RECEIPT_MISSING: "settlement: a step's required receipt is missing (closeout before spend)",
     ExitCode.IDENTITY_MISMATCH: "settlement: another turn, todo or goal than the one named",

@@ -31,3 +31,16 @@ class MarkdownSnapshot(TextSnapshot):
     """One `.md` file per snapshot (Markdown renderings)."""
 
     file_extension = "md"
+
+
+_BY_SUFFIX: dict[str, type[TextSnapshot]] = {}
+
+
+def text_extension(filename: str) -> type[TextSnapshot]:
+    """The single-file text extension for a generated file's suffix (one class per suffix)."""
+    suffix = filename.rsplit(".", 1)[-1] if "." in filename.lstrip(".") else "txt"
+    if suffix not in _BY_SUFFIX:
+        _BY_SUFFIX[suffix] = type(
+            f"Text{suffix.title()}Snapshot", (TextSnapshot,), {"file_extension": suffix}
+        )
+    return _BY_SUFFIX[suffix]

@@ -54,3 +54,18 @@ def test_docs_index_links_resolve() -> None:
 def test_readme_starts_with_the_two_commands() -> None:
     head = Path(REPO / "README.md").read_text().split("\n## ")[0]
     assert "make demo" in head and "make test" in head
+
+
+def _python_blocks(page: str) -> list[str]:
+    import re
+
+    return re.findall(r"```python\n(.*?)```", (REPO / "docs" / page).read_text(), re.S)
+
+
+def test_hook_reference_examples_run() -> None:
+    blocks = _python_blocks("hooks.md")
+    assert len(blocks) >= 4
+    for number, block in enumerate(blocks, 1):
+        exec(
+            compile(block, f"docs/hooks.md example {number}", "exec"), {"__name__": f"hooks_example_{number}"}
+        )

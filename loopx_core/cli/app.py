@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from loopx_core import __version__
-from loopx_core.cli import goal_cmds, quota_cmds, todo_cmds, turn_cmds, wait_cmds
+from loopx_core.cli import goal_cmds, hosts_cmds, quota_cmds, todo_cmds, turn_cmds, wait_cmds
 from loopx_core.cli.common import JsonFormat, MarkdownFormat, dump, store
 from loopx_core.cli.output import Format, emit, reporting
 from loopx_core.clock import now
@@ -18,7 +18,7 @@ Start with `loopx init`, add a goal and todos, register agents, then let each he
 ask `loopx quota should-run --goal-id G --agent-id A` what to do.
 
 Exit codes: 0 ok, 1 internal error, 2 usage, 3 not found, 4 state invalid,
-5 conflict, 6 lock timeout, 7 refused, 8 unsupported schema; settlement refusals
+5 conflict, 6 lock timeout, 7 refused, 8 unsupported schema, 9 drift; settlement refusals
 10-18 (see docs/cli.md).
 """
 
@@ -36,6 +36,9 @@ app.add_typer(quota_cmds.app, name="quota")
 app.add_typer(turn_cmds.app, name="turn")
 app.add_typer(wait_cmds.gate_app, name="gate")
 app.add_typer(wait_cmds.focus_app, name="focus")
+app.add_typer(hosts_cmds.app, name="hosts")
+mcp_app = typer.Typer(help="The LoopX MCP server.", no_args_is_help=True)
+app.add_typer(mcp_app, name="mcp")
 agent_app = typer.Typer(help="Register agents and their capabilities.", no_args_is_help=True)
 app.add_typer(agent_app, name="agent")
 
@@ -115,3 +118,12 @@ def agent_register(
 
 
 app.command("writeback")(turn_cmds.writeback)
+app.command("workflow-skills")(hosts_cmds.workflow_skills)
+
+
+@mcp_app.command("serve")
+def mcp_serve(ctx: typer.Context) -> None:
+    """Serve the LoopX tools over MCP on stdio (should-run, todos, turns, writeback, spend, journal, status)."""
+    from loopx_core.mcp_server import serve
+
+    serve((ctx.find_root().obj or {}).get("root"))

@@ -46,6 +46,11 @@ def run_should_run(
     return 0
 
 
-def _contributors(surface: str | None) -> tuple:
-    """Host plugins' packet hints for `surface` (none without a surface)."""
-    return ()
+def _contributors(surface: str | None) -> tuple:  # type: ignore[type-arg]
+    """Host plugins' packet hints for `surface`; plugins load only when a surface is named."""
+    if not surface:
+        return ()
+    from loopx_core.hosts.manager import get_plugin_manager, packet_hints
+
+    pm = get_plugin_manager()
+    return (lambda packet: packet_hints(pm, surface, packet),)

@@ -1,0 +1,1 @@
+"""The facade installer behind `loopx workflow-skills`: plan, diff, apply, manifest, uninstall, check."""

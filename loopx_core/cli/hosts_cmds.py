@@ -1,0 +1,152 @@
+"""`loopx hosts ...` and `loopx workflow-skills`: host plugins and their installable facades.
+
+The CLI is the composition root: it reaches host plugins only through the plugin manager,
+and the installer (`loopx_installer`) only inside these commands.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from loopx_core.cli.common import MarkdownFormat
+from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.errors import ExitCode, UsageError
+
+app = typer.Typer(help="Host plugins: list the hosts LoopX can install into.", no_args_is_help=True)
+
+
+@app.command("list")
+def list_hosts(fmt: MarkdownFormat = Format.markdown) -> None:
+    """List every host, its version and the plugin it comes from."""
+    from loopx_core.hosts.manager import get_plugin_manager, hosts, origin
+    from loopx_core.render import table
+
+    with reporting(fmt):
+        pm = get_plugin_manager()
+        rows = []
+        for surface in hosts(pm).values():
+            came = origin(pm, surface.plugin)
+            rows.append(
+                {
+                    "name": surface.name,
+                    "title": surface.title,
+                    "version": surface.version,
+                    "scopes": list(surface.scopes),
+                    "layouts": list(surface.layouts),
+                    "plugin": surface.plugin,
+                    "distribution": came.distribution,
+                    "source": came.source,
+                }
+            )
+        emit(
+            {"hosts": rows},
+            fmt,
+            lambda d: (
+                table(
+                    ["host", "title", "version", "scopes", "layouts", "from"],
+                    [
+                        [
+                            r["name"],
+                            r["title"],
+                            r["version"],
+                            ", ".join(r["scopes"]),
+                            ", ".join(r["layouts"]),
+                            f"{r['distribution']} ({r['source']})",
+                        ]
+                        for r in d["hosts"]
+                    ],
+                )
+                if d["hosts"]
+                else "No hosts: no plugin is loaded (check LOOPX_PLUGINS)."
+            ),
+        )
+
+
+def workflow_skills(
+    surface: Annotated[
+        str,
+        typer.Option(
+            "--surface", "-s", help="Host to install into (see `loopx hosts list`).", show_default=False
+        ),
+    ],
+    install: Annotated[bool, typer.Option("--install", help="Install the facade.")] = False,
+    uninstall: Annotated[
+        bool, typer.Option("--uninstall", help="Remove exactly what was installed.")
+    ] = False,
+    check: Annotated[bool, typer.Option("--check", help="Exit 9 if the installation drifted (CI).")] = False,
+    scope: Annotated[str, typer.Option("--scope", help="project (default) or user.")] = "project",
+    target: Annotated[
+        Path | None, typer.Option("--target", help="Install under this folder instead.")
+    ] = None,
+    layout: Annotated[
+        str, typer.Option("--layout", help="Host layout, e.g. plugin for claude-code.")
+    ] = "default",
+    goal_id: Annotated[
+        str | None, typer.Option("--goal-id", "-g", help="Goal the facade drives (hooks, heartbeat).")
+    ] = None,
+    agent_id: Annotated[str | None, typer.Option("--agent-id", "-a", help="Agent the facade drives.")] = None,
+    loopx_command: Annotated[
+        str, typer.Option("--loopx-command", help="How hosts run LoopX (name or path).")
+    ] = "loopx",
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the plan and a unified diff; write nothing.")
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace user-edited files (a backup is kept first).")
+    ] = False,
+    fmt: MarkdownFormat = Format.markdown,
+) -> None:
+    """Install, uninstall or check a host's LoopX facade (skills, commands, MCP config, hooks).
+
+    Never clobbers: shared files are merged (only LoopX's keys or block change), user-edited
+    files are conflicts (kept; --force replaces them after a backup), re-install is a no-op,
+    uninstall restores every file byte for byte. Exit 5 when a conflict was left, 9 on drift.
+    """
+    with reporting(fmt):
+        chosen = [
+            name for name, on in (("install", install), ("uninstall", uninstall), ("check", check)) if on
+        ]
+        if len(chosen) != 1:
+            raise UsageError("give exactly one of --install, --uninstall or --check")
+        from loopx_installer.service import Request, run
+
+        from loopx_core.ids import check_id
+
+        for kind, value in (("goal", goal_id), ("agent", agent_id)):
+            if value is not None:
+                check_id(kind, value)
+        report = run(
+            Request(
+                chosen[0], surface, scope, target, layout, goal_id, agent_id, loopx_command, dry_run, force
+            )  # type: ignore[arg-type]
+        )
+        emit(report.to_json(), fmt, _human)
+        if report.operation == "check" and report.drift:
+            raise SystemExit(int(ExitCode.DRIFT))
+        if report.conflicts:
+            raise SystemExit(int(ExitCode.CONFLICT))
+
+
+def _human(data: dict[str, Any]) -> str:
+    verb = {"install": "Install", "uninstall": "Uninstall", "check": "Check"}[data["operation"]]
+    head = f"{verb} {data['host']} ({data['scope']} scope{', ' + data['layout'] + ' layout' if data['layout'] != 'default' else ''})"
+    lines = [head + (" - dry run, nothing written" if data["dry_run"] else "")]
+    for f in data["files"]:
+        lines.append(f"  {f['status']:<10} {f['path']}" + (f"  ({f['detail']})" if f.get("detail") else ""))
+    for text in data.get("diffs", []):
+        lines.append(text.rstrip("\n"))
+    for backup in data["backups"]:
+        lines.append(f"Backup: {backup}")
+    if data["operation"] == "check":
+        lines.append("Clean." if data["clean"] else f"Drift in {len(data['drift'])} place(s):")
+        lines += [f"  {d['path']}: {d['problem']}" for d in data["drift"]]
+    else:
+        counts: dict[str, int] = {}
+        for f in data["files"]:
+            counts[f["status"]] = counts.get(f["status"], 0) + 1
+        lines.append(", ".join(f"{n} {s}" for s, n in counts.items()) or "Nothing to do.")
+    lines += [f"Note: {n}" for n in data["notices"]]
+    return "\n".join(lines)

@@ -1,0 +1,81 @@
+"""The real hosts accept what we install (pinned CLIs from npm; missing CLIs fail, never skip)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests import hostclis
+from tests.conftest import Cli
+from tests.test_merge import USER_TOML
+
+
+def install(cli: Cli, surface: str, target: Path | None, *extra: str) -> None:
+    args = ["workflow-skills", "--install", "--surface", surface, *extra]
+    if target is not None:
+        args += ["--target", str(target)]
+    result = cli(*args)
+    assert result.exit_code == 0, result.stderr
+
+
+def test_claude_validates_the_plugin_bundle_and_marketplace(cli: Cli, tmp_path: Path) -> None:
+    claude = hostclis.require("claude")
+    bundle = tmp_path / "bundle"
+    install(cli, "claude-code", bundle, "--layout", "plugin")
+    for folder in (bundle, bundle / "plugins" / "loopx"):
+        result = hostclis.run([str(claude), "plugin", "validate", "--strict", str(folder)], tmp_path / "home")
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "Validation passed" in result.stdout
+
+
+def test_claude_lists_our_project_mcp_server(cli: Cli, tmp_path: Path) -> None:
+    claude = hostclis.require("claude")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"other": {"command": "other-mcp", "args": []}}})
+    )
+    install(cli, "claude-code", project)
+    result = hostclis.run([str(claude), "mcp", "list"], tmp_path / "home", cwd=project)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    ours = [line for line in lines if line.startswith("loopx:")]
+    assert ours and "loopx mcp serve" in ours[0], result.stdout
+    assert any(line.startswith("other:") for line in lines)
+
+
+def test_codex_reads_our_user_config(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    codex = hostclis.require("codex")
+    home = tmp_path / "home"
+    codex_home = home / ".codex"
+    codex_home.mkdir(parents=True)
+    (codex_home / "config.toml").write_text(USER_TOML)
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    install(cli, "codex-app", None, "--scope", "user", "-g", "demo", "-a", "builder")
+    got = hostclis.run([str(codex), "mcp", "get", "loopx", "--json"], home)
+    assert got.returncode == 0, got.stderr
+    server = json.loads(got.stdout)
+    assert server["transport"]["command"] == "loopx" and server["transport"]["args"] == ["mcp", "serve"]
+    listed = hostclis.run([str(codex), "mcp", "list", "--json"], home)
+    assert [s["name"] for s in json.loads(listed.stdout)] == ["github", "loopx"]
+    assert (codex_home / "automations/loopx-demo-builder/automation.toml").is_file()
+
+
+def test_dsh_loads_the_plugin_package(cli: Cli, tmp_path: Path) -> None:
+    dsh = hostclis.require("dsh")
+    hostclis.require("pnpm")
+    project = tmp_path / "project"
+    install(cli, "dsh", project, "-g", "demo", "-a", "builder")
+    package = project / ".dsh/plugins/loopx-dsh"
+    home = tmp_path / "home"
+    added = hostclis.run(
+        [str(dsh), "plugin", "--profile", "web", "add", "-w", f"link:{package}"], home, timeout=300
+    )
+    assert added.returncode == 0, added.stdout + added.stderr
+    dumped = hostclis.run([str(dsh), "--profile", "web", "--dump-config"], home)
+    assert dumped.returncode == 0, dumped.stderr
+    section = dumped.stdout.split("# == loopx-dsh", 1)
+    assert len(section) == 2, dumped.stdout[-2000:]
+    assert "loopx-dsh/" in section[1]
