@@ -32,7 +32,7 @@ def test_claude_validates_the_plugin_bundle_and_marketplace(cli: Cli, tmp_path: 
 
 def test_claude_lists_our_project_mcp_server(cli: Cli, tmp_path: Path) -> None:
     claude = hostclis.require("claude")
-    project = tmp_path / "project"
+    project = tmp_path / "proj"
     project.mkdir()
     (project / ".mcp.json").write_text(
         json.dumps({"mcpServers": {"other": {"command": "other-mcp", "args": []}}})
@@ -66,7 +66,7 @@ def test_codex_reads_our_user_config(cli: Cli, tmp_path: Path, monkeypatch: pyte
 def test_dsh_loads_the_plugin_package(cli: Cli, tmp_path: Path) -> None:
     dsh = hostclis.require("dsh")
     hostclis.require("pnpm")
-    project = tmp_path / "project"
+    project = tmp_path / "proj"
     install(cli, "dsh", project, "-g", "demo", "-a", "builder")
     package = project / ".dsh/plugins/loopx-dsh"
     home = tmp_path / "home"

@@ -10,16 +10,23 @@ from pathlib import Path
 
 from loopx_core.store.atomic import atomic_write_bytes
 from loopx_installer.manifest import FileRecord, Manifest, sha256
+from loopx_installer.paths import prune_dirs
 from loopx_installer.plan import Action
 
 
 def diff(action: Action, shown: str) -> str:
     """A unified diff of what the action would do to the file."""
     before = (action.before or "").splitlines(keepends=True)
-    after_text = action.after if action.status in ("create", "update", "merge") or action.restore_original else ""
+    after_text = (
+        action.after if action.status in ("create", "update", "merge") or action.restore_original else ""
+    )
     after = (after_text or "").splitlines(keepends=True)
     from_name = f"a/{shown}" if action.before is not None else "/dev/null"
-    to_name = f"b/{shown}" if after_text is not None and (action.status != "remove" or action.restore_original) else "/dev/null"
+    to_name = (
+        f"b/{shown}"
+        if after_text is not None and (action.status != "remove" or action.restore_original)
+        else "/dev/null"
+    )
     return "".join(difflib.unified_diff(before, after, from_name, to_name))
 
 
@@ -32,18 +39,15 @@ def _write(path: Path, text: str, executable: bool, record: FileRecord) -> None:
     os.chmod(path, 0o755 if executable else 0o644)
 
 
-def _remove(path: Path, record: FileRecord) -> None:
+def _remove(path: Path, record: FileRecord, emptied: set[str]) -> None:
     path.unlink(missing_ok=True)
-    for folder in sorted(record.created_dirs, key=len, reverse=True):
-        try:
-            Path(folder).rmdir()
-        except OSError:
-            pass
+    emptied.update(record.created_dirs)
 
 
 def apply(host: str, actions: list[Action], manifest: Manifest, executables: set[str]) -> list[str]:
     """Perform the actions; returns the backups made. The manifest is saved at the end."""
     backups: list[str] = []
+    emptied: set[str] = set()
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     for action in actions:
         name = str(action.path)
@@ -70,16 +74,17 @@ def apply(host: str, actions: list[Action], manifest: Manifest, executables: set
             if action.restore_original and action.after is not None:
                 atomic_write_bytes(action.path, action.after.encode())
             elif action.before is not None:
-                _remove(action.path, record)
+                _remove(action.path, record, emptied)
             if not record.owners:
                 del manifest.files[name]
         elif action.status == "merge":
             if action.after:
                 atomic_write_bytes(action.path, action.after.encode())
             else:
-                _remove(action.path, record)
+                _remove(action.path, record, emptied)
             record.written_sha256 = sha256(action.after)
             if not record.owners:
                 del manifest.files[name]
+    prune_dirs(emptied)
     manifest.save()
     return backups

@@ -10,6 +10,7 @@ from typing import Any
 
 from loopx_core.errors import SchemaUnsupportedError, StateInvalidError
 from loopx_core.store.atomic import atomic_write_bytes
+from loopx_installer.paths import prune_dirs
 
 SCHEMA_VERSION = 1
 
@@ -60,7 +61,9 @@ class Manifest:
         except ValueError as exc:
             raise StateInvalidError(f"install manifest {path} is not valid JSON: {exc.msg}") from None
         if data.get("schema_version") != SCHEMA_VERSION:
-            raise SchemaUnsupportedError(f"install manifest {path} has schema_version {data.get('schema_version')!r}")
+            raise SchemaUnsupportedError(
+                f"install manifest {path} has schema_version {data.get('schema_version')!r}"
+            )
         files = {
             name: FileRecord(
                 owners=rec.get("owners", {}),
@@ -76,8 +79,7 @@ class Manifest:
         """Write it atomically, or remove it (and the folders made for it) when empty."""
         if not self.files:
             self.path.unlink(missing_ok=True)
-            for folder in sorted(self.created_dirs, key=len, reverse=True):
-                _rmdir_if_empty(Path(folder))
+            prune_dirs(self.created_dirs)
             return
         if not self.path.parent.exists():
             missing = [p for p in [self.path.parent, *self.path.parent.parents] if not p.exists()]
@@ -92,10 +94,3 @@ class Manifest:
     def owned_by(self, host: str) -> dict[str, FileRecord]:
         """Files this host owns something in."""
         return {name: rec for name, rec in self.files.items() if host in rec.owners}
-
-
-def _rmdir_if_empty(folder: Path) -> None:
-    try:
-        folder.rmdir()
-    except OSError:
-        pass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path, PurePosixPath
 
@@ -64,3 +65,10 @@ def display(path: Path, roots: dict[str, Path]) -> str:
         return str(path.relative_to(target))
     home = roots["home"]
     return "~/" + str(path.relative_to(home)) if path.is_relative_to(home) else str(path)
+
+
+def prune_dirs(folders: set[str] | list[str]) -> None:
+    """Remove folders LoopX created, deepest first, where nothing else lives in them now."""
+    for folder in sorted(set(folders), key=lambda f: f.count("/"), reverse=True):
+        with contextlib.suppress(OSError):
+            Path(folder).rmdir()

@@ -55,7 +55,9 @@ def _unmerged(kind: str, current: str, owner: dict[str, Any], host: str, what: s
     return merge.unmerge_markdown(current, host)
 
 
-def plan_install(host: str, files: list[tuple[FacadeFile, Path]], manifest: Manifest, *, force: bool) -> list[Action]:
+def plan_install(
+    host: str, files: list[tuple[FacadeFile, Path]], manifest: Manifest, *, force: bool
+) -> list[Action]:
     """Actions that put `files` (facade file, base folder) in place for `host`."""
     actions: list[Action] = []
     wanted: set[str] = set()
@@ -71,7 +73,9 @@ def plan_install(host: str, files: list[tuple[FacadeFile, Path]], manifest: Mani
     return actions
 
 
-def _install_one(host: str, f: FacadeFile, path: Path, current: str | None, record: FileRecord | None, force: bool) -> Action:
+def _install_one(
+    host: str, f: FacadeFile, path: Path, current: str | None, record: FileRecord | None, force: bool
+) -> Action:
     if f.merge == "owned":
         owner = {"merge": "owned", "sha256": sha256(f.content), "shared": f.shared}
         if current is None:
@@ -81,10 +85,22 @@ def _install_one(host: str, f: FacadeFile, path: Path, current: str | None, reco
         ours = record is not None and sha256(current) == record.written_sha256
         if ours and (host in record.owners or f.shared):
             return Action(path, "update", current, f.content, owner)
-        reason = "edited since LoopX wrote it" if record is not None else "exists and was not written by LoopX"
+        reason = (
+            "edited since LoopX wrote it" if record is not None else "exists and was not written by LoopX"
+        )
         if force:
-            return Action(path, "update", current, f.content, owner, detail=f"{reason}; replaced (--force), backup kept", force_replace=True)
-        return Action(path, "conflict", current, None, {}, detail=f"{reason}; kept (use --force to replace it)")
+            return Action(
+                path,
+                "update",
+                current,
+                f.content,
+                owner,
+                detail=f"{reason}; replaced (--force), backup kept",
+                force_replace=True,
+            )
+        return Action(
+            path, "conflict", current, None, {}, detail=f"{reason}; kept (use --force to replace it)"
+        )
     owner = {"merge": f.merge, "fragment": f.content, "owned_keys": [list(k) for k in f.owned_keys]}
     try:
         after = _merged(f.merge, current, f, host, str(path))
@@ -105,7 +121,9 @@ def plan_uninstall(host: str, manifest: Manifest, *, force: bool) -> list[Action
     ]
 
 
-def _uninstall_one(host: str, path: Path, current: str | None, record: FileRecord, manifest: Manifest, force: bool) -> Action:
+def _uninstall_one(
+    host: str, path: Path, current: str | None, record: FileRecord, manifest: Manifest, force: bool
+) -> Action:
     owner = record.owners[host]
     others = [h for h in record.owners if h != host]
     untouched = current is not None and sha256(current) == record.written_sha256
@@ -115,7 +133,14 @@ def _uninstall_one(host: str, path: Path, current: str | None, record: FileRecor
         if others:
             return Action(path, "unchanged", current, None, detail=f"still used by {', '.join(others)}")
         if not untouched and not force:
-            return Action(path, "conflict", current, None, dict(owner), detail="edited since LoopX wrote it; kept (use --force to remove it)")
+            return Action(
+                path,
+                "conflict",
+                current,
+                None,
+                dict(owner),
+                detail="edited since LoopX wrote it; kept (use --force to remove it)",
+            )
         return Action(path, "remove", current, record.original, restore_original=record.original is not None)
     if not others and untouched:
         return Action(path, "remove", current, record.original, restore_original=record.original is not None)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -15,7 +14,7 @@ from loopx_installer import merge
 from loopx_installer.apply import apply, diff
 from loopx_installer.manifest import Manifest, sha256
 from loopx_installer.paths import bases, display, manifest_path, safe_path
-from loopx_installer.plan import Action, plan_install, plan_uninstall
+from loopx_installer.plan import plan_install, plan_uninstall
 
 Operation = Literal["install", "uninstall", "check"]
 
@@ -76,15 +75,17 @@ class Report:
         return data
 
 
-def render(surface: HostSurface, request: Request, pm: Any) -> list[FacadeFile]:
-    """The host's facade files for this request, through its plugin."""
+def context_for(surface: HostSurface, request: Request) -> RenderContext:
+    """The render context of this request (the same for rendering and verifying)."""
     if request.scope not in surface.scopes:
         raise UsageError(f"{surface.name} has no {request.scope} scope (scopes: {', '.join(surface.scopes)})")
     if request.layout not in surface.layouts:
-        raise UsageError(f"{surface.name} has no layout {request.layout!r} (layouts: {', '.join(surface.layouts)})")
+        raise UsageError(
+            f"{surface.name} has no layout {request.layout!r} (layouts: {', '.join(surface.layouts)})"
+        )
     from loopx_core.clock import now
 
-    context = RenderContext(
+    return RenderContext(
         host=surface.name,
         scope=request.scope,  # type: ignore[arg-type]
         layout=request.layout,
@@ -95,6 +96,10 @@ def render(surface: HostSurface, request: Request, pm: Any) -> list[FacadeFile]:
         created_at_ms=int(now().timestamp() * 1000),
         project_dir=str((request.target or Path.cwd()).resolve()),
     )
+
+
+def render(surface: HostSurface, context: RenderContext, pm: Any) -> list[FacadeFile]:
+    """The host's facade files for this context, through its plugin."""
     files = pm.hook.loopx_render_facade(host=surface.name, context=context)
     if files is None:
         raise UsageError(f"no plugin renders a facade for {surface.name!r}")
@@ -113,7 +118,7 @@ def run(request: Request) -> Report:
     if request.operation == "check":
         return _check(surface, request, pm, roots, manifest, report)
     if request.operation == "install":
-        files = render(surface, request, pm)
+        files = render(surface, context_for(surface, request), pm)
         placed = [(f, roots[f.base]) for f in files]
         actions = plan_install(surface.name, placed, manifest, force=request.force)
         executables = {str(safe_path(base, f.path)) for f, base in placed if f.executable}
@@ -133,8 +138,16 @@ def run(request: Request) -> Report:
     return report
 
 
-def _check(surface: HostSurface, request: Request, pm: Any, roots: dict[str, Path], manifest: Manifest, report: Report) -> Report:
-    files = render(surface, request, pm)
+def _check(
+    surface: HostSurface,
+    request: Request,
+    pm: Any,
+    roots: dict[str, Path],
+    manifest: Manifest,
+    report: Report,
+) -> Report:
+    context = context_for(surface, request)
+    files = render(surface, context, pm)
     installed: dict[str, str] = {}
     wanted: set[str] = set()
     for f in files:
@@ -152,8 +165,9 @@ def _check(surface: HostSurface, request: Request, pm: Any, roots: dict[str, Pat
     for name in manifest.owned_by(surface.name):
         if name not in wanted:
             shown = display(Path(name), roots)
-            report.drift.append({"path": shown, "problem": "stale: installed but no longer part of the facade"})
-    context = RenderContext(host=surface.name, scope=request.scope, layout=request.layout, loopx_command=request.loopx_command)  # type: ignore[arg-type]
+            report.drift.append(
+                {"path": shown, "problem": "stale: installed but no longer part of the facade"}
+            )
     findings = pm.hook.loopx_verify_installation(host=surface.name, context=context, files=installed) or []
     report.drift += [{"path": f.path, "problem": f.problem} for f in findings]
     return report
@@ -163,7 +177,7 @@ def _drift(f: FacadeFile, current: str | None, record: Any, host_name: str) -> s
     if current is None:
         return "missing"
     if f.merge == "owned":
-        if record is None or host_name not in record.owners and not f.shared:
+        if record is None or (host_name not in record.owners and not f.shared):
             return "not installed by LoopX"
         if sha256(current) != record.written_sha256:
             return "edited since LoopX wrote it"
@@ -174,5 +188,3 @@ def _drift(f: FacadeFile, current: str | None, record: Any, host_name: str) -> s
         "markdown": lambda: merge.has_markdown(current, f.content, host_name),
     }[f.merge]()
     return None if present else "LoopX's keys are missing or differ (re-install)"
-
-
