@@ -81,6 +81,7 @@ def render_files(context: RenderContext) -> list[FacadeFile]:
         return [
             *_skill_files(context, "target"),
             FacadeFile(".codex/config.toml", config, merge="toml", owned_keys=MCP_KEYS),
+            FacadeFile("AGENTS.md", _render("AGENTS.md.j2", context), merge="markdown"),
         ]
     if context.scope != "user":
         raise ValueError(f"codex-app has no {context.scope!r} scope")
@@ -148,6 +149,11 @@ def _check(expected: FacadeFile, text: str) -> list[str]:
         if not 0 < len(meta.get("description", "")) <= 500:
             problems.append("front matter description must be 1-500 characters")
         return problems
+    if name == "AGENTS.md":
+        begin, end = "<!-- loopx:begin codex-app -->", "<!-- loopx:end codex-app -->"
+        start = text.find(begin)
+        body = text[start + len(begin) : text.find(end, start)].strip() if start >= 0 and end in text else None
+        return [] if body == expected.content.strip() else ["the LoopX block is missing or differs"]
     if name == "openai.yaml":
         missing = sorted(_yaml_keys(expected.content) - _yaml_keys(text))
         return [f"missing keys: {', '.join(missing)}"] if missing else []
