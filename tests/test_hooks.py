@@ -6,11 +6,11 @@ import inspect
 import re
 
 import pytest
+from loopx_installer.merge import merge_markdown
 
 from loopx_core.hosts import hookspecs
 from loopx_core.hosts.manager import get_plugin_manager, hosts, packet_hints
 from loopx_core.hosts.model import RenderContext
-from loopx_installer.merge import merge_markdown
 from tests.conftest import REPO
 
 HOOKS = sorted(
@@ -87,7 +87,9 @@ def test_hook_loopx_verify_installation() -> None:
         context = RenderContext(host=name)
         files = pm.hook.loopx_render_facade(host=name, context=context)
         installed = {
-            f"{f.base}/{f.path}": merge_markdown(None, f.content, name) if f.merge == "markdown" else f.content
+            f"{f.base}/{f.path}": merge_markdown(None, f.content, name)
+            if f.merge == "markdown"
+            else f.content
             for f in files
         }
         assert pm.hook.loopx_verify_installation(host=name, context=context, files=installed) == [], name

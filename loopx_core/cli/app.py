@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from loopx_core import __version__
-from loopx_core.cli import goal_cmds, hosts_cmds, quota_cmds, todo_cmds, turn_cmds, wait_cmds
+from loopx_core.cli import goal_cmds, hook_cmds, hosts_cmds, quota_cmds, todo_cmds, turn_cmds, wait_cmds
 from loopx_core.cli.common import JsonFormat, MarkdownFormat, dump, store
 from loopx_core.cli.output import Format, emit, reporting
 from loopx_core.clock import now
@@ -127,3 +127,7 @@ def mcp_serve(ctx: typer.Context) -> None:
     from loopx_core.mcp_server import serve
 
     serve((ctx.find_root().obj or {}).get("root"))
+
+
+app.command("hook")(hook_cmds.hook)
+app.command("heartbeat-prompt")(hook_cmds.heartbeat_prompt)

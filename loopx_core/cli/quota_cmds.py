@@ -137,3 +137,52 @@ def void(
     with reporting(fmt):
         result = record(store(ctx), goal_id, event_id, now(), reason=reason)
         emit(result.to_json(), fmt, f"Voided {event_id} ({result.event.slots} slot(s))")
+
+
+@app.command("scheduler-ack")
+def scheduler_ack(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    agent_id: AgentId,
+    rrule: Annotated[str | None, typer.Option("--rrule", help="The rrule the host applied.")] = None,
+    pause: Annotated[bool, typer.Option("--pause", help="The host paused the heartbeat.")] = False,
+    fingerprint: Annotated[
+        str | None, typer.Option("--fingerprint", help="scheduler_hint.fingerprint of the packet it applied.")
+    ] = None,
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Report that the host applied the recommended rrule (an unchanged poll then backs off)."""
+    from loopx_core.ops import scheduler
+
+    with reporting(fmt):
+        e = scheduler.ack(
+            store(ctx), goal_id, agent_id, now(), rrule=rrule, pause=pause, fingerprint=fingerprint
+        )
+        emit(
+            e.model_dump(mode="json", exclude_none=True),
+            fmt,
+            f"Heartbeat of {agent_id} on {goal_id}: {'paused' if e.paused else e.applied_rrule}"
+            + (f" ({e.unchanged_polls} unchanged polls)" if e.unchanged_polls else ""),
+        )
+
+
+@app.command("scheduler-fail")
+def scheduler_fail(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    agent_id: AgentId,
+    error: Annotated[
+        str, typer.Option("--error", help="What went wrong applying the rrule.", show_default=False)
+    ],
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Report that the host could not apply the recommended rrule."""
+    from loopx_core.ops import scheduler
+
+    with reporting(fmt):
+        e = scheduler.fail(store(ctx), goal_id, agent_id, now(), error=error)
+        emit(
+            e.model_dump(mode="json", exclude_none=True),
+            fmt,
+            f"Recorded scheduler failure #{e.failures}: {e.last_error}",
+        )

@@ -33,6 +33,8 @@ class Inputs:
     """Set when the registry, state or ledger could not be read or validated."""
     open_turn: Any = None
     """The asking agent's open turn journal (a `TurnJournal`), if it has one."""
+    scheduler: Any = None
+    """The asking agent's scheduler entry (`SchedulerEntry`): what the host last applied."""
 
     @property
     def capabilities_now(self) -> frozenset[str]:

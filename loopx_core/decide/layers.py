@@ -262,10 +262,11 @@ ACTIVE_INTERVAL_MIN = 10
 IDLE_INTERVAL_MIN = 60
 MIN_INTERVAL_MIN = 5
 BACKOFF_CAP_MIN = 120
+BACKOFF_FACTOR = 2
 
 
 def scheduler_hint(inputs: Inputs, a: Assessment, d: Decision, out: Fields) -> Decision:
-    """Tell the host when to wake next: keep, delay, slow down, or pause the heartbeat."""
+    """Tell the host when to wake next: keep, delay, slow down, or pause; back off unchanged polls."""
     if a.state == "paused":
         action, cadence, minutes = "pause", "paused", None
     elif d.decision in ("run", "repair", "observe") and d.should_run:
@@ -273,18 +274,39 @@ def scheduler_hint(inputs: Inputs, a: Assessment, d: Decision, out: Fields) -> D
     elif d.effective_action in ("await_operator", "ask_owner", "repair_state", "unsupported"):
         action, cadence, minutes = "slow", "idle", IDLE_INTERVAL_MIN
     else:
-        action, cadence, minutes = (
-            "delay",
-            "waiting",
-            _minutes_until(a.next_eligible_at, inputs.now),
-        )
+        action, cadence, minutes = "delay", "waiting", _minutes_until(a.next_eligible_at, inputs.now)
+    fingerprint = _fingerprint(inputs, a, d)
+    applied = inputs.scheduler
+    unchanged = 0
+    if minutes and not d.should_run and applied is not None and applied.fingerprint == fingerprint:
+        unchanged = applied.unchanged_polls + 1
+        minutes = min(BACKOFF_CAP_MIN, minutes * BACKOFF_FACTOR**unchanged)
+        cadence = "backoff"
     out["scheduler_hint"] = {
         "action": action,
         "cadence_class": cadence,
         "recommended_rrule": f"FREQ=MINUTELY;INTERVAL={minutes}" if minutes else None,
-        "unchanged_poll_backoff": {"factor": 2, "cap_minutes": BACKOFF_CAP_MIN},
+        "fingerprint": fingerprint,
+        "unchanged_polls": unchanged,
+        "unchanged_poll_backoff": {"factor": BACKOFF_FACTOR, "cap_minutes": BACKOFF_CAP_MIN},
     }
     return d
+
+
+def _fingerprint(inputs: Inputs, a: Assessment, d: Decision) -> str:
+    """What makes a poll materially different: the decision, the state's version, the todo, the timing."""
+    import hashlib
+    import json
+
+    material = [
+        d.decision,
+        d.effective_action,
+        a.state,
+        a.selected.todo_id if a.selected else None,
+        inputs.state.version if inputs.state else None,
+        a.next_eligible_at.isoformat() if a.next_eligible_at else None,
+    ]
+    return "fp-" + hashlib.sha256(json.dumps(material).encode()).hexdigest()[:12]
 
 
 def _minutes_until(when: datetime | None, now: datetime) -> int:

@@ -68,7 +68,21 @@ def load_inputs(
             open_turn = journal if journal.status in ("open", "failed", "committed") else None
         except (StateInvalidError, NotFoundError) as exc:
             return replace(loaded, health_error=f"open turn of {agent_id!r}: {exc.message}")
-    return replace(loaded, state=state, usage=usage, open_turn=open_turn)
+    return replace(
+        loaded, state=state, usage=usage, open_turn=open_turn, scheduler=_scheduler(store, goal_id, agent_id)
+    )
+
+
+def _scheduler(store: FileStore, goal_id: str, agent_id: str | None) -> Any:
+    """The agent's scheduler entry; an unreadable one only costs the backoff, never the decision."""
+    if agent_id is None or not (store.goal_dir(goal_id) / "scheduler.json").exists():
+        return None
+    from loopx_core.ops import scheduler
+
+    try:
+        return scheduler.entry(store, goal_id, agent_id)
+    except StateInvalidError:
+        return None
 
 
 def build_packet(inputs: Inputs, *, contributors: tuple[HintContributor, ...] = ()) -> Packet:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pluggy
 
-from loopx_core.hosts.model import FacadeFile, Finding, HostSurface, RenderContext
+from loopx_core.hosts.model import FacadeFile, Finding, HookAnswer, HookCall, HostSurface, RenderContext
 
 PROJECT_NAME = "loopx"
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
@@ -48,3 +48,13 @@ def loopx_verify_installation(host: str, context: RenderContext, files: dict[str
 
     Return an empty list when the installation is sound, None for other hosts.
     """
+
+
+@hookspec(firstresult=True)
+def loopx_heartbeat_prompt(host: str, context: RenderContext) -> str | None:
+    """The prompt a host's heartbeat automation runs each tick (`loopx heartbeat-prompt`); None for other hosts."""
+
+
+@hookspec
+def loopx_register_hook_handlers(register: Callable[[str, Callable[[HookCall], HookAnswer]], None]) -> None:
+    """Declare handlers for `loopx hook NAME` (a host's event hooks, e.g. a Stop hook): `register(NAME, handler)`."""

@@ -101,3 +101,16 @@ def packet_hints(pm: pluggy.PluginManager, surface: str, packet: dict[str, Any])
     for hints in pm.hook.loopx_packet_hints(host=surface, packet=packet):
         if hints:
             packet["scheduler_hint"].setdefault(key, {}).update(hints)
+
+
+def hook_handlers(pm: pluggy.PluginManager) -> dict[str, Any]:
+    """Every `loopx hook NAME` handler the plugins declare."""
+    found: dict[str, Any] = {}
+
+    def register(name: str, handler: Any) -> None:
+        if name in found:
+            raise UsageError(f"hook handler {name!r} is declared twice")
+        found[name] = handler
+
+    pm.hook.loopx_register_hook_handlers(register=register)
+    return dict(sorted(found.items()))

@@ -104,3 +104,22 @@ class RenderedFacade:
     host: str
     files: list[FacadeFile] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class HookCall:
+    """One `loopx hook NAME` invocation: the host's event payload (stdin JSON) and the selectors."""
+
+    payload: dict[str, object]
+    goal_id: str | None
+    agent_id: str | None
+    root: str | None
+    """The project root, if known (`--root`, `LOOPX_ROOT`); else the handler derives it."""
+
+
+@dataclass(frozen=True)
+class HookAnswer:
+    """What the hook prints on stdout and its exit code (hosts read both)."""
+
+    stdout: str = ""
+    exit_code: int = 0

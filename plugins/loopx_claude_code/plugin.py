@@ -211,3 +211,12 @@ def loopx_verify_installation(
 ) -> list[Finding] | None:
     """Findings for a claude-code installation (empty when sound); None for other hosts."""
     return verify_files(context, files) if host == SURFACE.name else None
+
+
+@hookimpl
+def loopx_register_hook_handlers(register: Callable[[str, Callable[..., Any]], None]) -> None:
+    """`loopx hook claude-stop` and `loopx hook claude-session-start`."""
+    from loopx_claude_code import events
+
+    register("claude-stop", events.stop)
+    register("claude-session-start", events.session_start)

@@ -103,8 +103,9 @@ def packet_hints(packet: dict[str, Any]) -> dict[str, Any]:
     rrule = hint["recommended_rrule"]
     ids = ["--goal-id", packet["goal_id"], "--agent-id", packet["agent_id"]]
     schedule = ["--pause"] if rrule is None else ["--rrule", rrule]
+    if hint.get("fingerprint"):
+        schedule += ["--fingerprint", hint["fingerprint"]]
     return {
-        "recommended_rrule": rrule,
         "ack_hint": {"cli_args": ["quota", "scheduler-ack", *ids, *schedule]},
         "failure_hint": {"cli_args": ["quota", "scheduler-fail", *ids, "--error", "<error>"]},
     }
@@ -152,7 +153,9 @@ def _check(expected: FacadeFile, text: str) -> list[str]:
     if name == "AGENTS.md":
         begin, end = "<!-- loopx:begin codex-app -->", "<!-- loopx:end codex-app -->"
         start = text.find(begin)
-        body = text[start + len(begin) : text.find(end, start)].strip() if start >= 0 and end in text else None
+        body = (
+            text[start + len(begin) : text.find(end, start)].strip() if start >= 0 and end in text else None
+        )
         return [] if body == expected.content.strip() else ["the LoopX block is missing or differs"]
     if name == "openai.yaml":
         missing = sorted(_yaml_keys(expected.content) - _yaml_keys(text))
@@ -218,3 +221,9 @@ def loopx_verify_installation(
 ) -> list[Finding] | None:
     """Findings for a codex-app installation (empty when sound); None for other hosts."""
     return verify_files(context, files) if host == SURFACE.name else None
+
+
+@hookimpl
+def loopx_heartbeat_prompt(host: str, context: RenderContext) -> str | None:
+    """The automation's prompt for `loopx heartbeat-prompt`; None for other hosts."""
+    return heartbeat_prompt(context) if host == SURFACE.name else None

@@ -1,0 +1,99 @@
+"""`loopx hook NAME` and `loopx heartbeat-prompt`: the heartbeat entry points hosts call.
+
+Host-specific handlers come from plugins (`loopx_register_hook_handlers`,
+`loopx_heartbeat_prompt`); the core only dispatches. A hook never exits 2 (hosts read 2 as
+"block"): every error is exit 1 with one line on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from loopx_core.cli.common import AgentId, GoalId
+
+HOOK_ERROR_EXIT = 1
+
+
+def hook(
+    ctx: typer.Context,
+    name: Annotated[
+        str, typer.Argument(help="The host event, e.g. claude-stop (see `loopx hooks`).", show_default=False)
+    ],
+    goal_id: Annotated[str | None, typer.Option("--goal-id", "-g", help="Goal (else LOOPX_GOAL_ID).")] = None,
+    agent_id: Annotated[
+        str | None, typer.Option("--agent-id", "-a", help="Agent (else LOOPX_AGENT_ID).")
+    ] = None,
+) -> None:
+    """Answer a host's event hook: reads the event JSON on stdin, prints the host's answer.
+
+    Exit 0 with the answer (an empty answer lets the host carry on); 1 on any error.
+    """
+    import os
+
+    from loopx_core.errors import LoopxError
+    from loopx_core.hosts.manager import get_plugin_manager, hook_handlers
+    from loopx_core.hosts.model import HookCall
+
+    try:
+        handlers = hook_handlers(get_plugin_manager())
+        if name not in handlers:
+            raise typer.BadParameter(f"unknown hook {name!r}; known: {', '.join(handlers) or 'none'}")
+        raw = sys.stdin.read() if not sys.stdin.isatty() else ""
+        try:
+            payload = json.loads(raw) if raw.strip() else {}
+        except ValueError as bad:
+            raise ValueError(f"the hook input is not JSON ({bad})") from None
+        if not isinstance(payload, dict):
+            raise ValueError("the hook input must be a JSON object")
+        call = HookCall(
+            payload=payload,
+            goal_id=goal_id or os.environ.get("LOOPX_GOAL_ID") or None,
+            agent_id=agent_id or os.environ.get("LOOPX_AGENT_ID") or None,
+            root=(ctx.find_root().obj or {}).get("root"),
+        )
+        answer = handlers[name](call)
+    except (LoopxError, ValueError, typer.BadParameter) as error:
+        message = error.message if isinstance(error, LoopxError) else str(error)
+        sys.stderr.write(f"loopx: hook {name}: {message}\n")
+        raise SystemExit(HOOK_ERROR_EXIT) from None
+    if answer.stdout:
+        sys.stdout.write(answer.stdout if answer.stdout.endswith("\n") else answer.stdout + "\n")
+    raise SystemExit(answer.exit_code)
+
+
+def heartbeat_prompt(
+    goal_id: GoalId,
+    agent_id: AgentId,
+    surface: Annotated[
+        str | None,
+        typer.Option("--surface", help="Host whose heartbeat it is (default: the one that has one)."),
+    ] = None,
+    loopx_command: Annotated[str, typer.Option("--loopx-command", help="How the host runs LoopX.")] = "loopx",
+) -> None:
+    """Print the prompt a host's heartbeat automation runs on every tick."""
+    from loopx_core.cli.output import Format, reporting
+    from loopx_core.errors import NotFoundError
+    from loopx_core.hosts.manager import get_plugin_manager, hosts
+    from loopx_core.hosts.model import RenderContext
+    from loopx_core.ids import check_id
+
+    with reporting(Format.markdown):
+        check_id("goal", goal_id)
+        check_id("agent", agent_id)
+        pm = get_plugin_manager()
+        names = [surface] if surface else list(hosts(pm))
+        for name in names:
+            context = RenderContext(
+                host=name, goal_id=goal_id, agent_id=agent_id, loopx_command=loopx_command
+            )
+            prompt = pm.hook.loopx_heartbeat_prompt(host=name, context=context)
+            if prompt:
+                sys.stdout.write(prompt if prompt.endswith("\n") else prompt + "\n")
+                return
+        raise NotFoundError(
+            f"no host plugin provides a heartbeat prompt{' for ' + surface if surface else ''}"
+        )

@@ -1,0 +1,89 @@
+"""Claude Code's event hooks: `loopx hook claude-stop` and `loopx hook claude-session-start`.
+
+The Stop hook keeps Claude working on the goal only while LoopX says run: it answers
+`{"decision": "block", "reason": <the next turn's instructions>}` for a run decision and
+nothing otherwise (paused, throttled, gated, waiting goals always let Claude stop). Within
+one session it blocks at most as many times as the quota has slots left, and never more
+than `LOOPX_STOP_MAX_BLOCKS` (default 25) in a row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from loopx_core.clock import now
+from loopx_core.hosts.model import HookAnswer, HookCall
+from loopx_core.store.atomic import atomic_write_bytes
+from loopx_core.store.files import FileStore, find_root
+
+SURFACE = "claude-code"
+DEFAULT_MAX_BLOCKS = 25
+ALLOW = HookAnswer()
+
+
+def _store(call: HookCall) -> FileStore:
+    root = call.root or os.environ.get("CLAUDE_PROJECT_DIR") or str(call.payload.get("cwd") or "") or None
+    return FileStore(find_root(root, cwd=Path(root) if root else None))
+
+
+def _packet(call: HookCall, store: FileStore) -> dict[str, Any]:
+    from loopx_core.decide.packet import build_packet, load_inputs
+
+    return build_packet(load_inputs(store, call.goal_id or "", call.agent_id, now(), surface=SURFACE))
+
+
+def instructions(packet: dict[str, Any]) -> str:
+    """The next turn's instructions: what to do and the exact commands, in order."""
+    actions = packet["interaction_contract"]["cli_channel"]["next_cli_actions"]
+    lines = [f"LoopX says run ({packet['effective_action']}): {packet['recommended_action']}"]
+    if actions:
+        lines.append(
+            "Run these commands in order (fill <summary> and <evidence>; never spend before writeback):"
+        )
+        lines += [f"{n}. {action}" for n, action in enumerate(actions, 1)]
+    return "\n".join(lines)
+
+
+def _counter(store: FileStore, session: str) -> Path:
+    digest = hashlib.sha256(session.encode()).hexdigest()[:24]
+    return store.state_dir / "hooks" / f"claude-stop-{digest}.json"
+
+
+def stop(call: HookCall) -> HookAnswer:
+    """The Stop hook: block with the next turn's instructions only while should-run says run."""
+    if not call.goal_id or not call.agent_id:
+        return ALLOW
+    store = _store(call)
+    packet = _packet(call, store)
+    if packet["decision"] != "run" or packet["should_run"] is not True:
+        return ALLOW
+    session = str(call.payload.get("session_id") or "default")
+    counter = _counter(store, session)
+    blocks = 0
+    if call.payload.get("stop_hook_active") and counter.exists():
+        blocks = int(json.loads(counter.read_text()).get("blocks", 0))
+    quota = packet["quota"]
+    left = max(0, quota.get("allowed_slots", 0) - quota.get("spent_slots", 0))
+    limit = min(int(os.environ.get("LOOPX_STOP_MAX_BLOCKS", DEFAULT_MAX_BLOCKS)), left)
+    if blocks >= limit:
+        return ALLOW
+    atomic_write_bytes(counter, json.dumps({"blocks": blocks + 1}).encode())
+    return HookAnswer(json.dumps({"decision": "block", "reason": instructions(packet)}))
+
+
+def session_start(call: HookCall) -> HookAnswer:
+    """SessionStart: a few lines of context about the goal, for Claude to start from."""
+    if not call.goal_id or not call.agent_id:
+        return HookAnswer("LoopX: no goal selected for this session (set LOOPX_GOAL_ID and LOOPX_AGENT_ID).")
+    packet = _packet(call, _store(call))
+    quota = packet["quota"]
+    slots = f"{quota.get('spent_slots', '?')}/{quota.get('allowed_slots', '?')} slots"
+    return HookAnswer(
+        f"LoopX goal {packet['goal_id']} for agent {packet['agent_id']}: {quota['state']}, {slots}.\n"
+        f"Next: {packet['effective_action']}: {packet['recommended_action']}\n"
+        "Use the /loopx skill to run one governed turn."
+    )
