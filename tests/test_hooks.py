@@ -6,11 +6,11 @@ import inspect
 import re
 
 import pytest
-from loopx_installer.merge import merge_markdown
 
 from loopx_core.hosts import hookspecs
 from loopx_core.hosts.manager import get_plugin_manager, hosts, packet_hints
 from loopx_core.hosts.model import RenderContext
+from loopx_installer.merge import merge_markdown
 from tests.conftest import REPO
 
 HOOKS = sorted(

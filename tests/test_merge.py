@@ -7,9 +7,9 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from loopx_installer import merge
 
 from loopx_core.errors import ConflictError
+from loopx_installer import merge
 
 USER_TOML = """# my codex config
 model = "gpt-5"  # the default model

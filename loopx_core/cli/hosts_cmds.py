@@ -111,9 +111,8 @@ def workflow_skills(
         ]
         if len(chosen) != 1:
             raise UsageError("give exactly one of --install, --uninstall or --check")
-        from loopx_installer.service import Request, run
-
         from loopx_core.ids import check_id
+        from loopx_installer.service import Request, run
 
         for kind, value in (("goal", goal_id), ("agent", agent_id)):
             if value is not None:
