@@ -31,6 +31,7 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
         monkeypatch.setenv(name, str(home / name.lower()) if name != "HOME" else str(home))
     monkeypatch.delenv("LOOPX_ROOT", raising=False)
     monkeypatch.delenv("LOOPX_NOW", raising=False)
+    monkeypatch.chdir(home)  # nothing a test runs may write into the repository by accident
     return home
 
 

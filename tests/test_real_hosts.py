@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from loopx_core.store.files import FileStore
 from tests import hostclis
 from tests.conftest import Cli
 from tests.test_merge import USER_TOML
@@ -79,3 +80,35 @@ def test_dsh_loads_the_plugin_package(cli: Cli, tmp_path: Path) -> None:
     section = dumped.stdout.split("# == loopx-dsh", 1)
     assert len(section) == 2, dumped.stdout[-2000:]
     assert "loopx-dsh/" in section[1]
+
+
+def test_claude_health_check_connects_to_our_server(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """User scope needs no interactive approval: `claude mcp list` really starts `loopx mcp serve`."""
+    from tests.conftest import LOOPX_BIN
+
+    claude = hostclis.require("claude")
+    home = tmp_path / "home"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
+    install(cli, "claude-code", None, "--scope", "user", "--loopx-command", str(LOOPX_BIN))
+    project = tmp_path / "proj"
+    project.mkdir()
+    FileStore(project).init()
+    result = hostclis.run([str(claude), "mcp", "list"], home, cwd=project)
+    line = next((x for x in result.stdout.splitlines() if x.startswith("loopx:")), "")
+    assert "Connected" in line, result.stdout + result.stderr
+
+
+def test_codex_lists_the_server_entry(cli: Cli, tmp_path: Path) -> None:
+    codex = hostclis.require("codex")
+    home = tmp_path / "home"
+    project = tmp_path / "proj"
+    install(cli, "codex-app", project)
+    trusted = f'[projects."{project}"]\ntrust_level = "trusted"\n'
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex/config.toml").write_text(trusted)
+    listed = hostclis.run([str(codex), "mcp", "list", "--json"], home, cwd=project)
+    assert listed.returncode == 0, listed.stderr
+    servers = {s["name"]: s for s in json.loads(listed.stdout)}
+    assert servers["loopx"]["transport"]["args"] == ["mcp", "serve"]

@@ -70,29 +70,25 @@ def _summary(p: dict[str, Any]) -> str:
 
 
 def _actions(journal: TurnJournal, phase: str | None) -> list[str]:
+    """Every command the turn still needs, in order (the host runs them one after another)."""
     g, a, k = journal.goal_id, journal.agent_id, journal.turn_key
     todo = journal.identity.get("todo_id")
+    closeout = "terminal_closeout" in journal.plan
+    actions = []
     if phase in ("host_execute", "typed_result", "validation", "durable_writeback"):
-        return [
-            commands.command(
-                "writeback",
-                goal_id=g,
-                agent_id=a,
-                turn_key=k,
-                summary="<summary>",
-                validation_status="passed",
-                evidence="<evidence>",
+        actions.append(commands.writeback(g, a, k))
+    if phase in ("host_execute", "typed_result", "validation", "durable_writeback", "quota_spend"):
+        actions.append(commands.spend(g, a, k))
+    if todo and closeout and journal.status != "stopped":
+        if phase is not None:
+            actions.append(
+                commands.command(
+                    "todo", "complete", "--no-follow-up", goal_id=g, todo_id=todo, agent_id=a, turn_key=k
+                )
             )
-        ]
-    if phase == "quota_spend":
-        return [commands.command("quota", "spend", goal_id=g, agent_id=a, turn_key=k)]
-    if phase == "terminal_closeout" and todo:
-        return [
-            commands.command(
-                "todo", "complete", "--no-follow-up", goal_id=g, todo_id=todo, agent_id=a, turn_key=k
-            )
-        ]
-    return []
+    elif todo and journal.status in ("open", "failed", "committed"):
+        actions.append(commands.complete(g, a, todo))
+    return actions
 
 
 def begin_turn(

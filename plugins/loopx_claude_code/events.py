@@ -3,8 +3,8 @@
 The Stop hook keeps Claude working on the goal only while LoopX says run: it answers
 `{"decision": "block", "reason": <the next turn's instructions>}` for a run decision and
 nothing otherwise (paused, throttled, gated, waiting goals always let Claude stop). Within
-one session it blocks at most as many times as the quota has slots left, and never more
-than `LOOPX_STOP_MAX_BLOCKS` (default 25) in a row.
+one session it blocks at most `LOOPX_STOP_MAX_BLOCKS` times in a row (default 25), and the
+quota stops it earlier: a throttled goal never blocks.
 """
 
 from __future__ import annotations
@@ -66,10 +66,7 @@ def stop(call: HookCall) -> HookAnswer:
     blocks = 0
     if call.payload.get("stop_hook_active") and counter.exists():
         blocks = int(json.loads(counter.read_text()).get("blocks", 0))
-    quota = packet["quota"]
-    left = max(0, quota.get("allowed_slots", 0) - quota.get("spent_slots", 0))
-    limit = min(int(os.environ.get("LOOPX_STOP_MAX_BLOCKS", DEFAULT_MAX_BLOCKS)), left)
-    if blocks >= limit:
+    if blocks >= int(os.environ.get("LOOPX_STOP_MAX_BLOCKS", DEFAULT_MAX_BLOCKS)):
         return ALLOW
     atomic_write_bytes(counter, json.dumps({"blocks": blocks + 1}).encode())
     return HookAnswer(json.dumps({"decision": "block", "reason": instructions(packet)}))

@@ -1,0 +1,21 @@
+"""Broken: creates a cache folder itself while rendering; the installer never knew, so uninstall
+leaves it behind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from loopx_core.hosts.model import FacadeFile, RenderContext
+from tests.broken_plugins.toy import Toy
+
+
+class LeftoverFolder(Toy):
+    """A side effect in the render hook."""
+
+    def files(self, context: RenderContext) -> list[FacadeFile]:
+        """Toy's files, after making `.toy-cache/` in the project."""
+        (Path(context.project_dir) / ".toy-cache").mkdir(exist_ok=True)
+        return super().files(context)
+
+
+plugin = LeftoverFolder()

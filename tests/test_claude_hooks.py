@@ -1,0 +1,145 @@
+"""The Claude Code hooks fed real hook JSON on stdin: block only while should-run says run."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from loopx_core.clock import iso
+from loopx_core.store.files import FileStore
+from tests.conftest import T0, Project, run_loopx
+from tests.scenarios import SCENARIOS
+
+
+def stop_event(session: str = "s-1", active: bool = False, cwd: str = "/tmp") -> str:
+    """What Claude Code sends a Stop hook."""
+    return json.dumps(
+        {
+            "session_id": session,
+            "transcript_path": f"/tmp/{session}.jsonl",
+            "cwd": cwd,
+            "hook_event_name": "Stop",
+            "stop_hook_active": active,
+        }
+    )
+
+
+def hook(
+    root: Path, name: str, stdin: str, *args: str, now: str | None = None, env: dict[str, str] | None = None
+):  # type: ignore[no-untyped-def]
+    import os
+    import subprocess
+
+    from tests.conftest import LOOPX_BIN
+
+    full = {**os.environ, **(env or {})}
+    if now:
+        full["LOOPX_NOW"] = now
+    return subprocess.run(
+        [str(LOOPX_BIN), "--root", str(root), "hook", name, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=full,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_stop_hook_in_every_state(tmp_path: Path, name: str) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    store = FileStore(root)
+    store.init()
+    ask = SCENARIOS[name](Project(root, store))
+    when = iso(T0 + timedelta(minutes=ask.minutes))
+    packet_run = run_loopx("quota", "should-run", "-g", "g", "-a", ask.agent_id, root=root, now=when)
+    packet = json.loads(packet_run.stdout)
+    answer = hook(root, "claude-stop", stop_event(), "-g", "g", "-a", ask.agent_id, now=when)
+    assert answer.returncode == 0, answer.stderr
+    if packet["decision"] == "run":
+        decision = json.loads(answer.stdout)
+        assert decision["decision"] == "block"
+        for action in packet["interaction_contract"]["cli_channel"]["next_cli_actions"]:
+            assert action in decision["reason"]
+    else:
+        assert answer.stdout == "", (packet["quota"]["state"], answer.stdout)
+    if packet["quota"]["state"] in (
+        "paused",
+        "throttled",
+        "operator_gate",
+        "waiting",
+        "focus_wait",
+        "blocked_health",
+    ):
+        assert answer.stdout == ""
+
+
+def test_reentry_is_bounded(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    store = FileStore(root)
+    store.init()
+    SCENARIOS["eligible_workspace"](Project(root, store))
+    env = {"LOOPX_STOP_MAX_BLOCKS": "2", "LOOPX_NOW": "2026-11-29T12:00:00Z"}
+    answers = [
+        hook(root, "claude-stop", stop_event(active=n > 0), "-g", "g", "-a", "builder", env=env).stdout
+        for n in range(4)
+    ]
+    assert [bool(a) for a in answers] == [True, True, False, False]
+    fresh = hook(root, "claude-stop", stop_event(session="s-2"), "-g", "g", "-a", "builder", env=env)
+    assert json.loads(fresh.stdout)["decision"] == "block"  # a new session starts counting again
+
+
+def test_goal_and_agent_from_the_environment(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    store = FileStore(root)
+    store.init()
+    SCENARIOS["eligible_workspace"](Project(root, store))
+    env = {"LOOPX_GOAL_ID": "g", "LOOPX_AGENT_ID": "builder", "LOOPX_NOW": "2026-11-29T12:00:00Z"}
+    assert json.loads(hook(root, "claude-stop", stop_event(), env=env).stdout)["decision"] == "block"
+    assert hook(root, "claude-stop", stop_event()).stdout == ""  # no goal: never block
+
+
+def test_session_start_prints_context(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    store = FileStore(root)
+    store.init()
+    SCENARIOS["throttled"](Project(root, store))
+    out = hook(
+        root,
+        "claude-session-start",
+        json.dumps({"hook_event_name": "SessionStart", "source": "startup"}),
+        "-g",
+        "g",
+        "-a",
+        "builder",
+        now="2026-11-29T13:00:00Z",
+    )
+    assert out.returncode == 0
+    assert out.stdout.startswith("LoopX goal g for agent builder: throttled, 7/7 slots.")
+    assert "/loopx" in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("stdin", "args"),
+    [
+        ("not json", ["-g", "g", "-a", "a"]),
+        ("[1]", ["-g", "g", "-a", "a"]),
+        ("{}", ["-g", "Bad/Id", "-a", "a"]),
+    ],
+)
+def test_hook_errors_never_exit_2(tmp_path: Path, stdin: str, args: list[str]) -> None:
+    FileStore(tmp_path).init()
+    out = hook(tmp_path, "claude-stop", stdin, *args)
+    assert out.returncode == 1 and out.stdout == "" and out.stderr.startswith("loopx: hook claude-stop: ")
+
+
+def test_unknown_hook(tmp_path: Path) -> None:
+    out = hook(tmp_path, "vim-save", "{}")
+    assert out.returncode == 1 and "unknown hook 'vim-save'" in out.stderr

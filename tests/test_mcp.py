@@ -1,0 +1,246 @@
+"""`loopx mcp serve` through the SDK's own client over stdio, against a real server process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from loopx_core.ops import goals, todos
+from loopx_core.store.files import FileStore
+from tests.conftest import LOOPX_BIN, T0, run_loopx
+
+TOOLS = {
+    "quota_should_run",
+    "todo_list",
+    "todo_claim",
+    "todo_complete",
+    "turn_begin",
+    "writeback",
+    "quota_spend",
+    "turn_inspect_journal",
+    "status",
+}
+
+
+def project(root: Path, todo_titles: tuple[str, ...] = ("First", "Second")) -> None:
+    store = FileStore(root)
+    store.init()
+    goals.add_goal(store, "g", "Objective", T0)
+    goals.register_agent(store, "builder", [], T0)
+    goals.register_agent(store, "other", [], T0)
+    for title in todo_titles:
+        todos.add_todo(store, "g", title, T0)
+
+
+class Tools:
+    """A thin caller: structured results for successes, the typed error object for refusals."""
+
+    def __init__(self, session: ClientSession) -> None:
+        self.session = session
+
+    async def __call__(self, name: str, **arguments: Any) -> dict[str, Any]:
+        result = await self.session.call_tool(name, arguments)
+        if result.is_error:
+            text = result.content[0].text  # type: ignore[union-attr]
+            return json.loads(text[text.index("{") :])
+        return result.structured_content or json.loads(result.content[0].text)  # type: ignore[union-attr]
+
+
+def with_server(root: Path, body) -> Any:  # type: ignore[no-untyped-def]
+    """Run `body(tools)` against a real `loopx mcp serve` subprocess for `root`."""
+
+    async def main() -> Any:
+        params = StdioServerParameters(command=str(LOOPX_BIN), args=["--root", str(root), "mcp", "serve"])
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await body(session, Tools(session))
+
+    return anyio.run(main)
+
+
+def test_lists_the_tools(tmp_path: Path) -> None:
+    project(tmp_path)
+
+    async def body(session: ClientSession, tools: Tools) -> set[str]:
+        listed = await session.list_tools()
+        for tool in listed.tools:
+            assert tool.description and tool.input_schema["type"] == "object"
+        return {t.name for t in listed.tools}
+
+    assert with_server(tmp_path, body) == TOOLS
+
+
+def test_a_whole_governed_turn_through_tools_alone(tmp_path: Path) -> None:
+    project(tmp_path)
+
+    async def body(session: ClientSession, tools: Tools) -> dict[str, Any]:
+        packet = await tools("quota_should_run", goal_id="g", agent_id="builder")
+        assert packet["decision"] == "run" and packet["selected_todo"]["todo_id"] == "t1"
+        instance = packet["settlement_plan"]["identity"]["turn_instance_id"]
+        begun = await tools(
+            "turn_begin", goal_id="g", agent_id="builder", todo_id="t1", turn_instance_id=instance
+        )
+        key = begun["turn_key"]
+        assert key == packet["settlement_plan"]["turn_key"]
+        (tmp_path / "work.txt").write_text("done by the agent\n")
+        early = await tools("quota_spend", goal_id="g", agent_id="builder", turn_key=key)
+        assert early["error"]["code"] == "writeback_missing"
+        written = await tools(
+            "writeback",
+            goal_id="g",
+            agent_id="builder",
+            turn_key=key,
+            summary="wrote work.txt",
+            validation_status="passed",
+            evidence=["cat work.txt"],
+            changed_files=["work.txt"],
+        )
+        assert written["next_phase"] == "quota_spend"
+        spent = await tools("quota_spend", goal_id="g", agent_id="builder", turn_key=key)
+        again = await tools("quota_spend", goal_id="g", agent_id="builder", turn_key=key)
+        assert spent["status"] == "committed" and again["effects"] == []
+        done = await tools("todo_complete", goal_id="g", todo_id="t1", agent_id="builder", evidence=["ok"])
+        assert done["status"] == "done"
+        listed = await tools("todo_list", goal_id="g")
+        inspected = await tools("turn_inspect_journal", goal_id="g", agent_id="builder", turn_key=key)
+        status = await tools("status")
+        return {"listed": listed, "inspected": inspected, "status": status}
+
+    out = with_server(tmp_path, body)
+    assert [t["status"] for t in out["listed"]["todos"]] == ["done", "open"]
+    assert out["inspected"]["decision"] == "replay_legal" and out["inspected"]["effects"] == []
+    assert out["status"]["goals"][0]["todos_done"] == 1
+    assert len((tmp_path / ".loopx/goals/g/events.jsonl").read_text().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("call", "code"),
+    [
+        ({"name": "quota_should_run", "goal_id": "Bad/Id", "agent_id": "builder"}, "usage"),
+        ({"name": "quota_should_run", "goal_id": "nope", "agent_id": "builder"}, "not_found"),
+        (
+            {"name": "turn_begin", "goal_id": "g", "agent_id": "builder", "todo_id": "t1", "replan": True},
+            "invalid_identity",
+        ),
+        (
+            {"name": "turn_inspect_journal", "goal_id": "g", "agent_id": "builder", "turn_key": "sha256:zz"},
+            "usage",
+        ),
+    ],
+)
+def test_refusals_are_typed(tmp_path: Path, call: dict[str, Any], code: str) -> None:
+    project(tmp_path)
+
+    async def body(session: ClientSession, tools: Tools) -> dict[str, Any]:
+        args = dict(call)
+        return await tools(args.pop("name"), **args)
+
+    assert with_server(tmp_path, body)["error"]["code"] == code
+
+
+def test_settlement_refusals_keep_their_kind(tmp_path: Path) -> None:
+    project(tmp_path)
+
+    async def body(session: ClientSession, tools: Tools) -> list[str]:
+        key = (await tools("turn_begin", goal_id="g", agent_id="builder", todo_id="t1"))["turn_key"]
+        kinds = [(await tools("quota_spend", goal_id="g", agent_id="builder", turn_key=key))["error"]["code"]]
+        kinds.append(
+            (await tools("quota_spend", goal_id="g", agent_id="other", turn_key=key))["error"]["code"]
+        )
+        bad = await tools(
+            "writeback",
+            goal_id="g",
+            agent_id="builder",
+            turn_key=key,
+            summary="x",
+            validation_status="failed",
+        )
+        kinds.append(bad["error"]["code"])
+        kinds.append(
+            (await tools("turn_begin", goal_id="g", agent_id="builder", todo_id="t2"))["error"]["code"]
+        )
+        closeout = await tools(
+            "todo_complete", goal_id="g", todo_id="t1", agent_id="builder", no_follow_up=True, turn_key=key
+        )
+        kinds.append(closeout["error"]["code"])
+        return kinds
+
+    assert with_server(tmp_path, body) == [
+        "writeback_missing",
+        "permission_denied",
+        "writeback_rejected",
+        "identity_mismatch",
+        "receipt_missing",
+    ]
+
+
+def test_server_holds_no_state_cli_and_server_side_by_side(tmp_path: Path) -> None:
+    project(tmp_path)
+
+    async def body(session: ClientSession, tools: Tools) -> list[str]:
+        seen = [
+            (await tools("quota_should_run", goal_id="g", agent_id="builder"))["selected_todo"]["todo_id"]
+        ]
+        claimed = run_loopx("todo", "claim", "-g", "g", "-t", "t1", "-a", "other", root=tmp_path, now=None)
+        assert claimed.exit_code == 0
+        seen.append(
+            (await tools("quota_should_run", goal_id="g", agent_id="builder"))["selected_todo"]["todo_id"]
+        )
+        return seen
+
+    assert with_server(tmp_path, body) == ["t1", "t2"]
+
+
+def test_a_loop_of_tool_calls_finishes_the_goal(tmp_path: Path) -> None:
+    """The MCP protocol alone: should-run, begin, work, writeback, spend, complete, until idle."""
+    project(tmp_path, ("Low", "High", "Middle"))
+    store = FileStore(tmp_path)
+    store.update_goal(
+        "g", lambda s: [setattr(t, "priority", p) for t, p in zip(s.todos, (3, 0, 1), strict=True)]
+    )
+
+    async def body(session: ClientSession, tools: Tools) -> list[str]:
+        worked = []
+        for _ in range(6):
+            packet = await tools("quota_should_run", goal_id="g", agent_id="builder")
+            if not packet["should_run"]:
+                break
+            todo = packet["selected_todo"]["todo_id"]
+            instance = packet["settlement_plan"]["identity"]["turn_instance_id"]
+            key = (
+                await tools(
+                    "turn_begin", goal_id="g", agent_id="builder", todo_id=todo, turn_instance_id=instance
+                )
+            )["turn_key"]
+            (tmp_path / f"{todo}.txt").write_text("work\n")
+            worked.append(todo)
+            await tools(
+                "writeback",
+                goal_id="g",
+                agent_id="builder",
+                turn_key=key,
+                summary=f"{todo} done",
+                validation_status="passed",
+            )
+            await tools("quota_spend", goal_id="g", agent_id="builder", turn_key=key)
+            last = packet["work_lane_contract"]["next_lane"] == "replan"
+            await tools(
+                "todo_complete",
+                goal_id="g",
+                todo_id=todo,
+                agent_id="builder",
+                no_follow_up=last,
+                turn_key=key if last else None,
+            )
+        return worked
+
+    assert with_server(tmp_path, body) == ["t2", "t3", "t1"]
+    spends = (tmp_path / ".loopx/goals/g/events.jsonl").read_text().splitlines()
+    assert len(spends) == 3 and len({json.loads(s)["turn_instance_id"] for s in spends}) == 3
+    assert json.loads((tmp_path / ".loopx/registry.json").read_text())["goals"]["g"]["status"] == "done"
