@@ -50,6 +50,8 @@ class Manifest:
     files: dict[str, FileRecord] = field(default_factory=dict)
     created_dirs: list[str] = field(default_factory=list)
     """Folders created for the manifest itself."""
+    installed_at_ms: dict[str, int] = field(default_factory=dict)
+    """When each host was first installed here: renders reuse it, so re-install stays a no-op."""
 
     @classmethod
     def load(cls, path: Path) -> Manifest:
@@ -73,7 +75,7 @@ class Manifest:
             )
             for name, rec in data.get("files", {}).items()
         }
-        return cls(path, files, data.get("created_dirs", []))
+        return cls(path, files, data.get("created_dirs", []), data.get("installed_at_ms", {}))
 
     def save(self) -> None:
         """Write it atomically, or remove it (and the folders made for it) when empty."""
@@ -87,6 +89,7 @@ class Manifest:
         data = {
             "schema_version": SCHEMA_VERSION,
             "created_dirs": self.created_dirs,
+            "installed_at_ms": self.installed_at_ms,
             "files": {name: rec.to_json() for name, rec in sorted(self.files.items())},
         }
         atomic_write_bytes(self.path, (json.dumps(data, indent=2) + "\n").encode())

@@ -75,7 +75,7 @@ class Report:
         return data
 
 
-def context_for(surface: HostSurface, request: Request) -> RenderContext:
+def context_for(surface: HostSurface, request: Request, manifest: Manifest) -> RenderContext:
     """The render context of this request (the same for rendering and verifying)."""
     if request.scope not in surface.scopes:
         raise UsageError(f"{surface.name} has no {request.scope} scope (scopes: {', '.join(surface.scopes)})")
@@ -93,7 +93,7 @@ def context_for(surface: HostSurface, request: Request) -> RenderContext:
         goal_id=request.goal_id,
         agent_id=request.agent_id,
         loopx_version=__version__,
-        created_at_ms=int(now().timestamp() * 1000),
+        created_at_ms=manifest.installed_at_ms.get(surface.name) or int(now().timestamp() * 1000),
         project_dir=str((request.target or Path.cwd()).resolve()),
     )
 
@@ -118,7 +118,8 @@ def run(request: Request) -> Report:
     if request.operation == "check":
         return _check(surface, request, pm, roots, manifest, report)
     if request.operation == "install":
-        files = render(surface, context_for(surface, request), pm)
+        context = context_for(surface, request, manifest)
+        files = render(surface, context, pm)
         placed = [(f, roots[f.base]) for f in files]
         actions = plan_install(surface.name, placed, manifest, force=request.force)
         executables = {str(safe_path(base, f.path)) for f, base in placed if f.executable}
@@ -131,6 +132,10 @@ def run(request: Request) -> Report:
         if request.dry_run and action.status not in ("unchanged", "conflict"):
             report.diffs.append(diff(action, shown))
     if not request.dry_run:
+        if request.operation == "install":
+            manifest.installed_at_ms.setdefault(surface.name, context.created_at_ms)
+        else:
+            manifest.installed_at_ms.pop(surface.name, None)
         report.backups = apply(surface.name, actions, manifest, executables)
     changed = any(a.status not in ("unchanged", "conflict") for a in actions)
     if surface.restart_notice and changed:
@@ -146,7 +151,7 @@ def _check(
     manifest: Manifest,
     report: Report,
 ) -> Report:
-    context = context_for(surface, request)
+    context = context_for(surface, request, manifest)
     files = render(surface, context, pm)
     installed: dict[str, str] = {}
     wanted: set[str] = set()
