@@ -143,3 +143,13 @@ def test_hook_errors_never_exit_2(tmp_path: Path, stdin: str, args: list[str]) -
 def test_unknown_hook(tmp_path: Path) -> None:
     out = hook(tmp_path, "vim-save", "{}")
     assert out.returncode == 1 and "unknown hook 'vim-save'" in out.stderr
+
+
+def test_hook_loopx_register_hook_handlers() -> None:
+    from loopx_core.hosts.manager import get_plugin_manager, hook_handlers
+    from loopx_core.hosts.model import HookAnswer, HookCall
+
+    handlers = hook_handlers(get_plugin_manager())
+    assert list(handlers) == ["claude-session-start", "claude-stop"]
+    answer = handlers["claude-stop"](HookCall(payload={}, goal_id=None, agent_id=None, root=None))
+    assert answer == HookAnswer()  # no goal selected: never block

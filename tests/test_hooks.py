@@ -21,7 +21,9 @@ BUILT_IN = ["claude-code", "codex-app", "dsh"]
 
 def test_there_are_hooks() -> None:
     assert HOOKS == [
+        "loopx_heartbeat_prompt",
         "loopx_packet_hints",
+        "loopx_register_hook_handlers",
         "loopx_register_hosts",
         "loopx_render_facade",
         "loopx_verify_installation",

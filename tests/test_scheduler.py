@@ -111,3 +111,19 @@ def test_heartbeat_prompt(cli: Cli) -> None:
     assert "scheduler-ack" not in text or "ack_hint" in text
     assert text.isascii() and len(text) < 1500
     assert cli("heartbeat-prompt", "-g", "demo", "-a", "builder", "--surface", "dsh").exit_code == 3
+
+
+def test_hook_loopx_heartbeat_prompt() -> None:
+    from loopx_core.hosts.manager import get_plugin_manager
+    from loopx_core.hosts.model import RenderContext
+
+    pm = get_plugin_manager()
+    context = RenderContext(host="codex-app", goal_id="g", agent_id="a")
+    prompt = pm.hook.loopx_heartbeat_prompt(host="codex-app", context=context)
+    assert "--goal-id g --agent-id a --surface codex-app" in prompt
+    assert (
+        pm.hook.loopx_heartbeat_prompt(
+            host="dsh", context=RenderContext(host="dsh", goal_id="g", agent_id="a")
+        )
+        is None
+    )
