@@ -141,11 +141,52 @@ def main() -> None:
         print(f"    run log: {len(index)} runs indexed; last {last['run_id']} for todo {last['todo_id']}")
         s.run(f"turn inspect-journal -g parser -a builder -k {last['turn_key']} -f markdown", at="12:11")
 
-        s.chapter("6. Where things stand", "Who must act next, across goals:")
-        s.run("goal add -g docs -o 'Write the user guide' --compute 0 -f markdown", at="12:12")
-        s.run("quota status -g parser -f markdown", at="12:12")
-        s.run("status", at="12:12")
+        s.chapter(
+            "6. A heartbeat loop",
+            "Three more todos; the builder's Codex heartbeat runs each tick: should-run, the packet's\n"
+            "next actions (the stand-in agent writes a file), then the scheduler ack. One line a tick.",
+        )
+        for title in ("Write the parser tests", "Document the grammar", "Benchmark the parser"):
+            s.run("todo add -g parser --title", title, "-c", "python", at="12:14", show=False)
+        heartbeat(s, "builder", start=15)
+
+        s.chapter("7. Where things stand", "Who must act next, across goals:")
+        s.run("goal add -g docs -o 'Write the user guide' --compute 0 -f markdown", at="12:45")
+        s.run("quota status -g parser -f markdown", at="12:45")
+        s.run("status", at="12:45")
         print(f"\n{BOLD}Done.{RESET} The temporary project is removed; nothing was written outside it.")
+
+
+def heartbeat(s: Story, agent: str, *, start: int, limit: int = 8) -> None:
+    """Replay the Codex heartbeat until the agent has nothing to run (done, waiting or throttled)."""
+    for tick in range(1, limit + 1):
+        minute = start + (tick - 1) * 5
+        at = f"{12 + minute // 60:02d}:{minute % 60:02d}"
+        packet = json.loads(
+            s.run(f"quota should-run -g parser -a {agent} --surface codex-app", at=at, show=False)
+        )
+        hint = packet["scheduler_hint"]
+        line = f"tick {tick} [{at}] {agent}: {packet['decision']} {packet['effective_action']}"
+        later = f"{12 + (minute + 3) // 60:02d}:{(minute + 3) % 60:02d}"
+        if packet["should_run"]:
+            todo = (packet.get("selected_todo") or {}).get("todo_id")
+            for action in packet["interaction_contract"]["cli_channel"]["next_cli_actions"]:
+                words = [
+                    w.replace("<summary>", f"did {todo}").replace("<evidence>", "compiles")
+                    for w in shlex.split(action)
+                ]
+                s.run(shlex.join(words[1:]), at=at if words[1:3] == ["turn", "begin"] else later, show=False)
+                if words[1:3] == ["turn", "begin"]:
+                    with (s.root / "parser.py").open("a") as source:
+                        source.write(f"def {todo}():\n    return True\n")
+            spent = json.loads(s.run("quota status -g parser", at=later, show=False))["spent_slots"]
+            line += f" {todo} -> settled; {spent} slots spent"
+        else:
+            line += f" ({packet['quota']['state']}: {packet['reason']})"
+        s.run(shlex.join(hint["codex_app"]["ack_hint"]["cli_args"]), at=at, show=False)
+        print(f"{line}; next wake {hint['recommended_rrule'] or 'paused'}")
+        if not packet["should_run"]:
+            return
 
 
 if __name__ == "__main__":
