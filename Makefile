@@ -29,6 +29,7 @@ test: $(STAMP) lint hosts
 bench: $(STAMP)
 	$(BIN)/python benchmarks/should_run.py
 	$(BIN)/python benchmarks/turn.py
+	$(BIN)/python benchmarks/mcp_loop.py
 
 docs: $(STAMP)
 	$(BIN)/python scripts/gen_cli_docs.py

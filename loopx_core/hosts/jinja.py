@@ -13,35 +13,56 @@ from collections.abc import Callable
 from functools import lru_cache
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 from loopx_core.hosts.model import HostSurface, RenderContext
 
+if TYPE_CHECKING:
+    import jinja2
 
-class ConfinedLoader(jinja2.BaseLoader):
-    """Loads templates from one root; names with `..`, absolute paths or symlinks out are refused."""
 
-    def __init__(self, root: Path | Traversable) -> None:
-        self.root = root
+def __getattr__(name: str) -> Any:
+    # jinja2 loads only when something renders (plugins import this module on the hot path)
+    if name == "ConfinedLoader":
+        return _loader_class()
+    raise AttributeError(name)
 
-    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str | None, Callable[[], bool]]:
-        """The template's source, or TemplateNotFound for anything outside the root."""
-        parts = template.split("/")
-        if template.startswith("/") or "\\" in template or any(p in ("", ".", "..") for p in parts):
+
+@lru_cache(maxsize=1)
+def _loader_class() -> type:
+    import jinja2
+
+    class ConfinedLoader(jinja2.BaseLoader):
+        """Loads templates from one root; names with `..`, absolute paths or symlinks out are refused."""
+
+        def __init__(self, root: Path | Traversable) -> None:
+            self.root = root
+
+        def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str | None, Callable[[], bool]]:
+            """The template's source, or TemplateNotFound for anything outside the root."""
+            return _source(self.root, template)
+
+    return ConfinedLoader
+
+
+def _source(root: Path | Traversable, template: str) -> tuple[str, str | None, Callable[[], bool]]:
+    """Read a template under `root`, refusing anything that would leave it."""
+    import jinja2
+
+    parts = template.split("/")
+    if template.startswith("/") or "\\" in template or any(p in ("", ".", "..") for p in parts):
+        raise jinja2.TemplateNotFound(template)
+    node: Path | Traversable = root
+    for part in parts:
+        node = node / part
+    if isinstance(node, Path) and isinstance(root, Path):
+        resolved = node.resolve()
+        if not resolved.is_relative_to(root.resolve()):
             raise jinja2.TemplateNotFound(template)
-        node: Path | Traversable = self.root
-        for part in parts:
-            node = node / part
-        if isinstance(node, Path) and isinstance(self.root, Path):
-            resolved = node.resolve()
-            if not resolved.is_relative_to(self.root.resolve()):
-                raise jinja2.TemplateNotFound(template)
-        if not node.is_file():
-            raise jinja2.TemplateNotFound(template)
-        source = node.read_text(encoding="utf-8")
-        return source, str(node), lambda: True
+    if not node.is_file():
+        raise jinja2.TemplateNotFound(template)
+    source = node.read_text(encoding="utf-8")
+    return source, str(node), lambda: True
 
 
 def toml_value(value: Any) -> str:
@@ -66,8 +87,10 @@ def shell_quote(value: Any) -> str:
 @lru_cache(maxsize=32)
 def environment(root: Path | Traversable) -> jinja2.Environment:
     """The environment for one template root (cached)."""
+    import jinja2
+
     env = jinja2.Environment(
-        loader=ConfinedLoader(root),
+        loader=_loader_class()(root),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,
