@@ -165,7 +165,8 @@ def test_should_run_resumes_an_open_turn(turn: tuple[Cli, str]) -> None:
     writeback(cli, key)
     packet = cli("quota", "should-run", "-g", "g", "-a", "builder").json()
     assert packet["interaction_contract"]["cli_channel"]["next_cli_actions"] == [
-        f"loopx quota spend --goal-id g --agent-id builder --turn-key {key}"
+        f"loopx quota spend --goal-id g --agent-id builder --turn-key {key}",
+        "loopx todo complete --goal-id g --todo-id t1 --agent-id builder --evidence '<evidence>'",
     ]
 
 
