@@ -260,3 +260,17 @@ def test_reinstall_later_is_still_a_no_op(cli: Cli, tmp_path: Path) -> None:
         ).exit_code
         == 0
     )
+
+
+def test_private_files_stay_private(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """~/.claude.json is 0600: merging into it and restoring it keep its permissions."""
+    home = tmp_path / "claude"
+    home.mkdir()
+    state = home / ".claude.json"
+    state.write_text('{"userID": "secret"}\n')
+    state.chmod(0o600)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
+    assert skills(cli, "--install", "--surface", "claude-code", "--scope", "user").exit_code == 0  # type: ignore[attr-defined]
+    assert state.stat().st_mode & 0o777 == 0o600 and "loopx" in state.read_text()
+    assert skills(cli, "--uninstall", "--surface", "claude-code", "--scope", "user").exit_code == 0  # type: ignore[attr-defined]
+    assert state.stat().st_mode & 0o777 == 0o600 and state.read_text() == '{"userID": "secret"}\n'

@@ -35,8 +35,14 @@ def _write(path: Path, text: str, executable: bool, record: FileRecord) -> None:
         raise OSError(f"refusing to write through the symlink {path}")
     missing = [p for p in [path.parent, *path.parent.parents] if not p.exists()]
     record.created_dirs = sorted({*record.created_dirs, *(str(p) for p in missing)})
+    _replace(path, text, 0o755 if executable else 0o644)
+
+
+def _replace(path: Path, text: str, new_mode: int) -> None:
+    """Write atomically, keeping an existing file's permissions (a private 0600 file stays private)."""
+    mode = path.stat().st_mode & 0o777 if path.exists() else new_mode
     atomic_write_bytes(path, text.encode())
-    os.chmod(path, 0o755 if executable else 0o644)
+    os.chmod(path, mode)
 
 
 def _remove(path: Path, record: FileRecord, emptied: set[str]) -> None:
@@ -72,14 +78,14 @@ def apply(host: str, actions: list[Action], manifest: Manifest, executables: set
         record.owners.pop(host, None)  # uninstall side: remove / merge / unchanged
         if action.status == "remove":
             if action.restore_original and action.after is not None:
-                atomic_write_bytes(action.path, action.after.encode())
+                _replace(action.path, action.after, 0o644)
             elif action.before is not None:
                 _remove(action.path, record, emptied)
             if not record.owners:
                 del manifest.files[name]
         elif action.status == "merge":
             if action.after:
-                atomic_write_bytes(action.path, action.after.encode())
+                _replace(action.path, action.after, 0o644)
             else:
                 _remove(action.path, record, emptied)
             record.written_sha256 = sha256(action.after)

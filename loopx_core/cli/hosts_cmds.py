@@ -15,7 +15,11 @@ from loopx_core.cli.common import MarkdownFormat
 from loopx_core.cli.output import Format, emit, reporting
 from loopx_core.errors import ExitCode, UsageError
 
-app = typer.Typer(help="Host plugins: list the hosts LoopX can install into.", no_args_is_help=True)
+app = typer.Typer(
+    help="Host plugins: list the hosts LoopX can install into, or scaffold a new one.", no_args_is_help=True
+)
+
+HERE = Path(".")
 
 
 @app.command("list")
@@ -61,6 +65,57 @@ def list_hosts(fmt: MarkdownFormat = Format.markdown) -> None:
                 )
                 if d["hosts"]
                 else "No hosts: no plugin is loaded (check LOOPX_PLUGINS)."
+            ),
+        )
+
+
+@app.command("scaffold")
+def scaffold_host(
+    name: Annotated[
+        str, typer.Argument(help="The new host's id, kebab-case (e.g. acme-ide).", show_default=False)
+    ],
+    directory: Annotated[Path, typer.Option("--dir", help="Folder to create loopx-host-NAME/ in.")] = HERE,
+    title: Annotated[
+        str | None, typer.Option("--title", help="The host's display name (default: NAME capitalised).")
+    ] = None,
+    fmt: MarkdownFormat = Format.markdown,
+) -> None:
+    """Write a new host plugin package, ready to install and test.
+
+    The folder loopx-host-NAME/ holds a pyproject (the `loopx` entry point), the plugin module,
+    its Jinja templates, tests (the conformance suite, snapshots) and a README. As generated it
+    pip-installs, shows up in `loopx hosts list`, passes the conformance suite
+    (`loopx_core.pytest_plugin`) and installs with `loopx workflow-skills --surface NAME`.
+    Refuses a loopx-host-NAME folder that exists and is not empty, and a NAME a loaded plugin
+    declares.
+    """
+    from loopx_core.hosts import scaffold
+    from loopx_core.hosts.manager import get_plugin_manager, hosts
+
+    with reporting(fmt):
+        plugin = scaffold.names(name, title)
+        known = hosts(get_plugin_manager())
+        if plugin.name in known:
+            raise UsageError(f"host {plugin.name!r} already exists (plugin {known[plugin.name].plugin})")
+        folder, files = scaffold.scaffold(plugin, directory)
+        data = {
+            "host": plugin.name,
+            "distribution": plugin.distribution,
+            "module": plugin.module,
+            "folder": str(folder),
+            "files": files,
+            "next_steps": scaffold.next_steps(plugin, folder),
+        }
+        emit(
+            data,
+            fmt,
+            lambda d: "\n".join(
+                [
+                    f"Wrote {d['folder']}/ ({d['distribution']}, module {d['module']}):",
+                    *(f"  {f}" for f in d["files"]),
+                    "Next steps:",
+                    *(f"  {step}" for step in d["next_steps"]),
+                ]
             ),
         )
 

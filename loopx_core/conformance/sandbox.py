@@ -9,6 +9,7 @@ manager under test. Nothing outside the sandbox is read or written.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,7 +23,8 @@ from loopx_core.errors import LoopxError
 from loopx_core.hosts.manager import host as find_host
 from loopx_core.hosts.model import FacadeFile, HostSurface
 from loopx_installer import service
-from loopx_installer.paths import bases, safe_path
+from loopx_installer.manifest import Manifest
+from loopx_installer.paths import bases, manifest_path, safe_path
 from loopx_installer.service import Report, Request
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -64,7 +66,7 @@ class Case:
         return f"{self.scope}-{self.layout}"
 
 
-def cases_for(surface: HostSurface, pairs: list[tuple[str, str]] | None = None) -> list[Case]:
+def cases_for(surface: HostSurface, pairs: Sequence[tuple[str, str]] | None = None) -> list[Case]:
     """The cases to check: the given (scope, layout) pairs, else every declared scope x layout."""
     chosen = pairs if pairs is not None else [(s, lay) for s in surface.scopes for lay in surface.layouts]
     return [Case(scope, layout) for scope, layout in chosen]
@@ -152,9 +154,8 @@ class Sandbox:
         try:
             return service.run(self.request(operation, case, dry_run=dry_run))
         except LoopxError as exc:
-            raise ConformanceError(
-                f"{operation} ({case.id})", [f"{type(exc).__name__}: {exc.message}"]
-            ) from exc
+            problem = f"{type(exc).__name__}: {exc.message}"
+            raise ConformanceError(f"{operation} ({case.id})", [problem]) from None
 
     def roots(self, case: Case) -> dict[str, Path]:
         """The folder each base name maps to for `case`."""
@@ -163,8 +164,9 @@ class Sandbox:
     def render(self, case: Case) -> list[FacadeFile]:
         """The facade files for `case`, rendered with the installer's own context."""
         surface = self.surface
-        context = service.context_for(surface, self.request("install", case))
-        return service.render(surface, context, self.pm)
+        request = self.request("install", case)
+        manifest = Manifest.load(manifest_path(case.scope, request.target))
+        return service.render(surface, service.context_for(surface, request, manifest), self.pm)
 
     def tree(self) -> dict[str, bytes | None]:
         """Every file (its bytes) and folder (None) in the sandbox, by relative path."""

@@ -11,6 +11,7 @@ The fixtures come from `loopx_core.pytest_plugin` (activate it in conftest.py wi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from loopx_core.conformance import checks
@@ -22,7 +23,7 @@ class HostConformance:
 
     host: ClassVar[str] = ""
     """The host (surface) name to check."""
-    cases: ClassVar[list[tuple[str, str]] | None] = None
+    cases: ClassVar[Sequence[tuple[str, str]] | None] = None
     """(scope, layout) pairs to check; None: every declared scope with every declared layout."""
     known_issues: ClassVar[dict[str, str]] = {}
     """Test name -> why it fails for now (a bug outside the plugin): run as a strict xfail, so the
