@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from enum import StrEnum
 from typing import Any
 
-from loopx_core.errors import ExitCode, LoopxError
+from loopx_core.errors import LoopxError
 
 
 class Format(StrEnum):
@@ -51,6 +51,3 @@ def reporting(fmt: Format) -> Iterator[None]:
     except KeyboardInterrupt:
         sys.stderr.write("loopx: interrupted\n")
         raise SystemExit(130) from None
-
-
-EXIT_CODES_DOC = {int(code): code.name.lower() for code in ExitCode}

@@ -41,9 +41,6 @@ class StepKind(StrEnum):
     TERMINAL_CLOSEOUT = "terminal_closeout"
 
 
-STEP_ORDER: tuple[StepKind, ...] = tuple(StepKind)
-
-
 @dataclass(frozen=True)
 class SettlementStep:
     """One planned step: who performs it, what must hold first, how it is deduplicated."""

@@ -78,11 +78,3 @@ def run_markdown(record: dict[str, Any]) -> str:
     if record.get("changed_files"):
         lines += ["", "## Changed files", ""] + [f"- `{f}`" for f in record["changed_files"]]
     return "\n".join(lines) + "\n"
-
-
-def read_index(store: FileStore, goal_id: str) -> list[dict[str, Any]]:
-    """Every indexed run, oldest first."""
-    import json
-
-    lines = list(ledger.reverse_lines(store.runs_dir(goal_id) / "index.jsonl"))
-    return [json.loads(line) for line in reversed(lines)]

@@ -117,7 +117,7 @@ def begin_turn(
         state = store.read_goal(goal_id)
         open_key = state.open_turns.get(agent_id)
         if open_key is not None:
-            return _existing(store, goal_id, agent_id, open_key, todo_id, replan), True
+            return _existing(store, goal_id, agent_id, open_key, todo_id), True
         usage = compute_usage(goal.quota, store.ledger_since(goal_id, now - lookback(goal.quota)), now)
         if usage.exhausted:
             raise SettlementError(
@@ -158,21 +158,15 @@ def begin_turn(
         return journal, False
 
 
-def _existing(
-    store: FileStore, goal_id: str, agent_id: str, key: str, todo_id: str | None, replan: bool
-) -> TurnJournal:
+def _existing(store: FileStore, goal_id: str, agent_id: str, key: str, todo_id: str | None) -> TurnJournal:
+    """The agent's open turn, if it is for the same subject (a retried begin); else a refusal."""
     try:
         journal = store.read_journal(goal_id, key)
     except NotFoundError:
         raise ConflictError(
             f"agent {agent_id!r} has an open turn {key} without a journal: cancel it"
         ) from None
-    same = (
-        journal.identity.get("todo_id") == todo_id
-        if todo_id
-        else journal.identity.get("replan_obligation_id")
-    )
-    if not same or (replan and todo_id):
+    if journal.identity.get("todo_id") != todo_id:  # another todo, or a todo turn vs a replan one
         raise SettlementError(
             "identity_mismatch",
             f"agent {agent_id!r} already has an open turn ({key}) for another subject: settle or cancel it first",
@@ -268,8 +262,3 @@ def reopen(store: FileStore, journal: TurnJournal, now: datetime) -> TurnJournal
             current.status, current.failure, current.updated_at = "open", None, now
             store.write_journal(current)
         return current
-
-
-def closeout_is_last(journal: TurnJournal) -> bool:
-    """True when the plan ends in a terminal closeout."""
-    return bool(journal.plan) and journal.plan[-1] == "terminal_closeout"
