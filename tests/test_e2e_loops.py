@@ -99,7 +99,7 @@ def test_todos_done_in_priority_order_each_turn_charged_once(tmp_path: Path, tic
     assert all((sim.root / "src" / f"{t}.py").exists() for t in ("t1", "t2", "t3", "t4"))
 
 
-@pytest.mark.parametrize("ticker", ["codex-app", "claude-code"], indirect=True)
+@pytest.mark.parametrize("ticker", PROTOCOLS, indirect=True)
 def test_stops_when_throttled_paused_or_gated_and_resumes(tmp_path: Path, ticker) -> None:  # type: ignore[no-untyped-def]
     sim = make(tmp_path / "p", [(f"Todo {n}", n) for n in range(6)], compute=2 / 1440)  # 2 slots a day
     assert run_until_idle(sim, ticker) == 2

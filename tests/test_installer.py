@@ -274,3 +274,14 @@ def test_private_files_stay_private(cli: Cli, tmp_path: Path, monkeypatch: pytes
     assert state.stat().st_mode & 0o777 == 0o600 and "loopx" in state.read_text()
     assert skills(cli, "--uninstall", "--surface", "claude-code", "--scope", "user").exit_code == 0  # type: ignore[attr-defined]
     assert state.stat().st_mode & 0o777 == 0o600 and state.read_text() == '{"userID": "secret"}\n'
+
+
+def test_dsh_agents_home_takes_the_user_skill(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DSH_HOME", str(tmp_path / "dsh"))
+    monkeypatch.setenv("DSH_AGENTS_HOME", str(tmp_path / "agents"))
+    assert skills(cli, "--install", "--surface", "dsh", "--scope", "user").exit_code == 0  # type: ignore[attr-defined]
+    assert (tmp_path / "agents/skills/loopx/SKILL.md").is_file()
+    assert (tmp_path / "dsh/plugins/loopx-dsh/package.json").is_file()
+    assert not (tmp_path / "dsh/skills").exists()
