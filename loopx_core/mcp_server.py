@@ -148,9 +148,8 @@ def build_server(root: str | None = None) -> Any:
         no_follow_up: bool = False,
     ) -> dict[str, Any]:
         """Settle the turn's work: validation evidence, then the durable run record."""
-        from loopx_core.settlement.algebra import StepKind
         from loopx_core.settlement.steps import TurnContext
-        from loopx_core.settlement.turns import record_host_phases, settle, turn_result
+        from loopx_core.settlement.turns import writeback_turn
 
         ctx = TurnContext(
             store(),
@@ -164,18 +163,7 @@ def build_server(root: str | None = None) -> Any:
             changed_files=changed_files or [],
             no_followup=no_follow_up,
         )
-        from loopx_core.settlement.steps import guard
-
-        refusal = guard(ctx, ctx.store.read_journal(goal_id, turn_key))
-        if refusal:
-            from loopx_core.errors import SettlementError
-
-            raise SettlementError(str(refusal[0]), refusal[1], step="host_execute")
-        record_host_phases(ctx, {"adapter": "mcp", "status": "succeeded"})
-        result, journal = settle(ctx, [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK])
-        if result.failure is not None:
-            result.failure.raise_error()
-        return turn_result(journal, result, adapter="mcp")
+        return writeback_turn(ctx, adapter="mcp")
 
     @tool
     def quota_spend(goal_id: str, agent_id: str, turn_key: str, todo_id: str | None = None) -> dict[str, Any]:
@@ -211,12 +199,11 @@ def _settle(
 ) -> dict[str, Any]:
     from loopx_core.settlement.algebra import StepKind
     from loopx_core.settlement.steps import TurnContext
-    from loopx_core.settlement.turns import settle, turn_result
+    from loopx_core.settlement.turns import settle_steps
 
-    result, journal = settle(TurnContext(s, goal_id, agent_id, turn_key, now, **extra), [StepKind(step)])
-    if result.failure is not None:
-        result.failure.raise_error()
-    return turn_result(journal, result, adapter="mcp")
+    return settle_steps(
+        TurnContext(s, goal_id, agent_id, turn_key, now, **extra), [StepKind(step)], adapter="mcp"
+    )
 
 
 INSTRUCTIONS = (

@@ -215,9 +215,8 @@ def writeback(
     Repeating a committed writeback returns its receipt and changes nothing.
     """
     from loopx_core.errors import UsageError
-    from loopx_core.settlement.algebra import StepKind
     from loopx_core.settlement.steps import TurnContext
-    from loopx_core.settlement.turns import record_host_phases, settle, turn_result
+    from loopx_core.settlement.turns import writeback_turn
 
     with reporting(fmt):
         if validation_status not in (None, "passed", "failed"):
@@ -236,24 +235,7 @@ def writeback(
             changed_files=changed_file or [],
             no_followup=no_follow_up,
         )
-        _check_owner(turn)
-        record_host_phases(turn, {"adapter": "cli", "status": "succeeded"})
-        result, journal = settle(turn, [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK])
-        if result.failure is not None:
-            result.failure.raise_error()
-        emit_result(turn_result(journal, result), fmt)
-
-
-def _check_owner(turn: Any) -> None:
-    """Refuse before journaling host phases for a turn that is not this agent's (typed, like every step)."""
-    from loopx_core.settlement.steps import guard
-
-    journal = turn.store.read_journal(turn.goal_id, turn.turn_key)
-    refusal = guard(turn, journal)
-    if refusal:
-        from loopx_core.errors import SettlementError
-
-        raise SettlementError(str(refusal[0]), refusal[1], step="host_execute")
+        emit_result(writeback_turn(turn, adapter="cli"), fmt)
 
 
 def settle_step(
@@ -262,10 +244,7 @@ def settle_step(
     """Run one settlement step (spend or closeout) and print the turn result."""
     from loopx_core.settlement.algebra import StepKind
     from loopx_core.settlement.steps import TurnContext
-    from loopx_core.settlement.turns import settle, turn_result
+    from loopx_core.settlement.turns import settle_steps
 
     turn = TurnContext(store(ctx), goal_id, agent_id, turn_key, now, **extra)
-    result, journal = settle(turn, [StepKind(step)])
-    if result.failure is not None:
-        result.failure.raise_error()
-    emit_result(turn_result(journal, result), fmt)
+    emit_result(settle_steps(turn, [StepKind(step)], adapter="cli"), fmt)

@@ -262,3 +262,26 @@ def reopen(store: FileStore, journal: TurnJournal, now: datetime) -> TurnJournal
             current.status, current.failure, current.updated_at = "open", None, now
             store.write_journal(current)
         return current
+
+
+def writeback_turn(ctx: TurnContext, *, adapter: str) -> dict[str, Any]:
+    """The host-driven writeback: journal the host's work, then validation and the durable writeback.
+
+    Refused (typed, like every step) before anything is journaled when the turn is not this
+    agent's, was cancelled, or names another todo. Returns the turn result; raises the failure.
+    """
+    from loopx_core.settlement.steps import guard
+
+    refusal = guard(ctx, ctx.store.read_journal(ctx.goal_id, ctx.turn_key))
+    if refusal:
+        raise SettlementError(str(refusal[0]), refusal[1], step="host_execute")
+    record_host_phases(ctx, {"adapter": adapter, "status": "succeeded"})
+    return settle_steps(ctx, [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK], adapter=adapter)
+
+
+def settle_steps(ctx: TurnContext, kinds: list[StepKind], *, adapter: str) -> dict[str, Any]:
+    """Run settlement steps for an adapter: the turn result, or the typed failure raised."""
+    result, journal = settle(ctx, kinds)
+    if result.failure is not None:
+        result.failure.raise_error()
+    return turn_result(journal, result, adapter=adapter)
