@@ -58,7 +58,7 @@ def build_server(root: str | None = None) -> Any:
         surface: str | None = None,
     ) -> dict[str, Any]:
         """Decide whether and what this agent should run now (read-only): the should-run packet."""
-        from loopx_core.cli.should_run import _contributors
+        from loopx_core.cli.should_run import hint_contributors
         from loopx_core.decide.packet import build_packet, load_inputs
 
         inputs = load_inputs(
@@ -69,7 +69,7 @@ def build_server(root: str | None = None) -> Any:
             available_capabilities=tuple(available_capabilities) if available_capabilities else None,
             surface=surface,
         )
-        return build_packet(inputs, contributors=_contributors(surface))
+        return build_packet(inputs, contributors=hint_contributors(surface))
 
     @tool
     def todo_list(

@@ -34,7 +34,7 @@ def run_should_run(
             available_capabilities=tuple(capabilities) if capabilities else None,
             surface=surface,
         )
-        packet = build_packet(inputs, contributors=_contributors(surface))
+        packet = build_packet(inputs, contributors=hint_contributors(surface))
         if fmt is Format.json:
             sys.stdout.write(dumps(packet) + "\n")
         else:
@@ -46,7 +46,7 @@ def run_should_run(
     return 0
 
 
-def _contributors(surface: str | None) -> tuple:  # type: ignore[type-arg]
+def hint_contributors(surface: str | None) -> tuple:  # type: ignore[type-arg]
     """Host plugins' packet hints for `surface`; plugins load only when a surface is named."""
     if not surface:
         return ()
