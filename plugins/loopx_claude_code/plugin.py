@@ -7,7 +7,6 @@ target, project scope only), which `claude plugin validate --strict` accepts.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable
 from importlib import resources
@@ -16,6 +15,7 @@ from typing import Any
 from loopx_core.hosts.hookspecs import hookimpl
 from loopx_core.hosts.jinja import render
 from loopx_core.hosts.model import FacadeFile, Finding, HostSurface, RenderContext
+from loopx_core.hosts.readback import front_matter, verify_against
 
 SURFACE = HostSurface(
     name="claude-code",
@@ -103,26 +103,6 @@ def render_files(context: RenderContext) -> list[FacadeFile]:
     raise ValueError(f"claude-code has no {context.scope!r} scope with the {context.layout!r} layout")
 
 
-def front_matter(text: str) -> dict[str, str] | None:
-    """The top-level `key: value` pairs of a Markdown file's YAML front matter, None without one."""
-    if not text.startswith("---\n"):
-        return None
-    end = text.find("\n---\n", 3)
-    if end < 0:
-        return None
-    found: dict[str, str] = {}
-    for line in text[4:end].splitlines():
-        key, sep, value = line.partition(":")
-        if not sep or line[:1] in (" ", "#", "-"):
-            continue
-        value = value.strip()
-        if value.startswith('"'):
-            with contextlib.suppress(ValueError):
-                value = json.loads(value)
-        found[key.strip()] = value
-    return found
-
-
 def _owned_key_problems(expected: dict[str, Any], actual: Any, key_path: tuple[str, ...]) -> list[str]:
     """Compare one owned key (a trailing "[]": one element of an array) of a JSON document."""
     want: Any = expected
@@ -176,15 +156,7 @@ def _check(expected: FacadeFile, text: str) -> list[str]:
 
 def verify_files(context: RenderContext, installed: dict[str, str]) -> list[Finding]:
     """Read an installation back: every file present and parseable, the LoopX keys and hooks in place."""
-    findings: list[Finding] = []
-    for expected in render_files(context):
-        where = f"{expected.base}/{expected.path}"
-        text = installed.get(where)
-        if text is None:
-            findings.append(Finding(where, "missing"))
-            continue
-        findings += [Finding(where, problem) for problem in _check(expected, text)]
-    return findings
+    return verify_against(render_files(context), installed, _check)
 
 
 @hookimpl

@@ -8,9 +8,7 @@ the heartbeat agent applies rrule changes with the App's own automation tool and
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import json
 import re
 import tomllib
 from collections.abc import Callable
@@ -20,6 +18,7 @@ from typing import Any
 from loopx_core.hosts.hookspecs import hookimpl
 from loopx_core.hosts.jinja import render
 from loopx_core.hosts.model import FacadeFile, Finding, HostSurface, RenderContext
+from loopx_core.hosts.readback import front_matter, verify_against
 
 SURFACE = HostSurface(
     name="codex-app",
@@ -111,26 +110,6 @@ def packet_hints(packet: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def front_matter(text: str) -> dict[str, str] | None:
-    """The top-level `key: value` pairs of a Markdown file's YAML front matter, None without one."""
-    if not text.startswith("---\n"):
-        return None
-    end = text.find("\n---\n", 3)
-    if end < 0:
-        return None
-    found: dict[str, str] = {}
-    for line in text[4:end].splitlines():
-        key, sep, value = line.partition(":")
-        if not sep or line[:1] in (" ", "#", "-"):
-            continue
-        value = value.strip()
-        if value.startswith('"'):
-            with contextlib.suppress(ValueError):
-                value = json.loads(value)
-        found[key.strip()] = value
-    return found
-
-
 def _yaml_keys(text: str) -> set[str]:
     # Enough for the flat two-level openai.yaml we write: `key:` at any indent.
     return {line.split(":", 1)[0].strip() for line in text.splitlines() if ":" in line and line.strip()}
@@ -186,15 +165,7 @@ def _check(expected: FacadeFile, text: str) -> list[str]:
 
 def verify_files(context: RenderContext, installed: dict[str, str]) -> list[Finding]:
     """Read an installation back: every file present and parseable, the loopx server and automation sound."""
-    findings: list[Finding] = []
-    for expected in render_files(context):
-        where = f"{expected.base}/{expected.path}"
-        text = installed.get(where)
-        if text is None:
-            findings.append(Finding(where, "missing"))
-            continue
-        findings += [Finding(where, problem) for problem in _check(expected, text)]
-    return findings
+    return verify_against(render_files(context), installed, _check)
 
 
 @hookimpl

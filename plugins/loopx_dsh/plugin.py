@@ -17,6 +17,7 @@ from typing import Any
 from loopx_core.hosts.hookspecs import hookimpl
 from loopx_core.hosts.jinja import render
 from loopx_core.hosts.model import FacadeFile, Finding, HostSurface, RenderContext
+from loopx_core.hosts.readback import verify_against
 
 SURFACE = HostSurface(
     name="dsh",
@@ -123,15 +124,7 @@ def _check(expected: FacadeFile, text: str) -> list[str]:
 
 def verify_files(context: RenderContext, installed: dict[str, str]) -> list[Finding]:
     """Read an installation back: the package, its patch rows, its modules and the skill."""
-    findings: list[Finding] = []
-    for expected in render_files(context):
-        where = f"{expected.base}/{expected.path}"
-        text = installed.get(where)
-        if text is None:
-            findings.append(Finding(where, "missing"))
-            continue
-        findings += [Finding(where, problem) for problem in _check(expected, text)]
-    return findings
+    return verify_against(render_files(context), installed, _check)
 
 
 @hookimpl
