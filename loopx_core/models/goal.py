@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import AwareDatetime, Field
@@ -35,6 +36,14 @@ class Todo(StrictModel):
     def is_open_work(self) -> bool:
         """Open or claimed: not yet done, blocked or deferred."""
         return self.status in ("open", "claimed")
+
+    def end_claim(self, status: Literal["open", "done", "blocked"], now: datetime) -> None:
+        """Drop the lease (holder, claim time, expiry) and move to `status`."""
+        self.status = status
+        self.claimed_by = None
+        self.claimed_at = None
+        self.lease_expires_at = None
+        self.updated_at = now
 
 
 class Gate(StrictModel):

@@ -124,7 +124,7 @@ def release_todo(store: FileStore, goal_id: str, todo_id: str, agent_id: str, no
         todo = require_todo(state, todo_id)
         if todo.claimed_by != agent_id:
             raise ConflictError(f"todo {todo_id!r} is not claimed by {agent_id!r}")
-        _clear_claim(todo, "open", now)
+        todo.end_claim("open", now)
         return todo
 
     return store.update_goal(goal_id, change)
@@ -151,7 +151,7 @@ def complete_todo(
             if todo.claimed_by != agent_id:
                 raise ConflictError(f"todo {todo_id!r} is not claimed by {agent_id!r}: claim it first")
         todo.evidence.extend(e.strip() for e in evidence or [] if e.strip())
-        _clear_claim(todo, "done", now)
+        todo.end_claim("done", now)
         return todo
 
     return store.update_goal(goal_id, change)
@@ -167,15 +167,7 @@ def block_todo(store: FileStore, goal_id: str, todo_id: str, reason: str, now: d
         if todo.status == "done":
             raise RefusedError(f"todo {todo_id!r} is already done", code="already_done")
         todo.blocked_reason = reason.strip()
-        _clear_claim(todo, "blocked", now)
+        todo.end_claim("blocked", now)
         return todo
 
     return store.update_goal(goal_id, change)
-
-
-def _clear_claim(todo: Todo, status: Literal["open", "done", "blocked"], now: datetime) -> None:
-    todo.status = status
-    todo.claimed_by = None
-    todo.claimed_at = None
-    todo.lease_expires_at = None
-    todo.updated_at = now

@@ -259,13 +259,7 @@ def terminal_closeout(ctx: TurnContext) -> Step:
             todo = s.todo(identity.todo_id)
             if todo.status != "done":
                 todo.evidence.extend(ctx.evidence)
-                todo.status, todo.claimed_by, todo.claimed_at, todo.lease_expires_at = (
-                    "done",
-                    None,
-                    None,
-                    None,
-                )
-                todo.updated_at = now
+                todo.end_claim("done", now)
 
         store.update_goal(identity.goal_id, close)
 

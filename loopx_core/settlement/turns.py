@@ -232,13 +232,7 @@ def cancel_turn(
                 del s.open_turns[agent_id]
             todo = s.todo(todo_id) if todo_id else None
             if todo is not None and todo.claimed_by == agent_id and todo.status == "claimed":
-                todo.status, todo.claimed_by, todo.claimed_at, todo.lease_expires_at = (
-                    "open",
-                    None,
-                    None,
-                    None,
-                )
-                todo.updated_at = now
+                todo.end_claim("open", now)
 
         store.update_goal(goal_id, release)
         return journal
