@@ -223,43 +223,11 @@ def test_usage_errors(cli: Cli, target: Path) -> None:
 def test_reinstall_later_is_still_a_no_op(cli: Cli, tmp_path: Path) -> None:
     """The automation records when it was created; a re-install a day later must not rewrite it."""
     target = tmp_path / "user"
-    args = (
-        "workflow-skills",
-        "--install",
-        "--surface",
-        "codex-app",
-        "--scope",
-        "user",
-        "--target",
-        str(target),
-        "-g",
-        "g",
-        "-a",
-        "a",
-        "-f",
-        "json",
-    )
-    assert cli(*args, now="2026-11-29T12:00:00Z").exit_code == 0
-    later = cli(*args, now="2026-11-30T12:00:00Z")
+    which = ("--surface", "codex-app", "--scope", "user", "--target", str(target), "-g", "g", "-a", "a")
+    assert cli("workflow-skills", "--install", *which, now="2026-11-29T12:00:00Z").exit_code == 0
+    later = cli("workflow-skills", "--install", *which, "-f", "json", now="2026-11-30T12:00:00Z")
     assert {f["status"] for f in later.json()["files"]} == {"unchanged"}
-    assert (
-        cli(
-            "workflow-skills",
-            "--check",
-            "--surface",
-            "codex-app",
-            "--scope",
-            "user",
-            "--target",
-            str(target),
-            "-g",
-            "g",
-            "-a",
-            "a",
-            now="2026-12-01T00:00:00Z",
-        ).exit_code
-        == 0
-    )
+    assert cli("workflow-skills", "--check", *which, now="2026-12-01T00:00:00Z").exit_code == 0
 
 
 def test_private_files_stay_private(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
