@@ -1,55 +1,58 @@
-"""Inter-process locks on `.loopx/locks/<name>.lock` (POSIX `flock`, with a timeout)."""
+"""Locks on `.loopx/locks/<name>.lock`, exclusive across processes and threads (filelock).
+
+One `filelock.FileLock` object per lock file per process (`is_singleton`), with a
+per-thread hold count (`thread_local`): a thread re-entering a lock it holds just nests,
+while another thread of the same process, or another process, waits for it. The MCP
+server runs tool calls in worker threads, so a process-wide "already held" count would
+let two threads into one goal's read-modify-write at once.
+"""
 
 from __future__ import annotations
 
-import fcntl
+import math
 import os
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from loopx_core.errors import LockTimeoutError
+from loopx_core.errors import LockTimeoutError, UsageError
 
 DEFAULT_TIMEOUT_S = 30.0
-_held: dict[Path, int] = {}
+MAX_TIMEOUT_S = 3600.0
+_POLL_S = 0.002
+
+
+def lock_timeout() -> float:
+    """`LOOPX_LOCK_TIMEOUT` in seconds (default 30): a finite number from 0 to 3600."""
+    raw = os.environ.get("LOOPX_LOCK_TIMEOUT")
+    if raw is None or not raw.strip():
+        return DEFAULT_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (0 <= value <= MAX_TIMEOUT_S):  # also refuses NaN
+        raise UsageError(f"LOOPX_LOCK_TIMEOUT must be a number of seconds from 0 to {MAX_TIMEOUT_S:g}")
+    return value
 
 
 @contextmanager
 def file_lock(path: Path, *, timeout: float | None = None) -> Iterator[None]:
-    """Hold an exclusive lock on `path` for the `with` block, or raise `LockTimeoutError`.
+    """Hold an exclusive lock on `path` for the `with` block, or raise `LockTimeoutError`."""
+    import filelock  # kept out of start-up: read-only commands never lock
 
-    Re-entrant within a process: a nested `with` on a lock this process holds just nests
-    (flock would otherwise deadlock on a second open of the same file).
-    """
-    if path in _held:
-        _held[path] += 1
-        try:
-            yield
-        finally:
-            _held[path] -= 1
-        return
     if timeout is None:
-        timeout = float(os.environ.get("LOOPX_LOCK_TIMEOUT", DEFAULT_TIMEOUT_S))
+        timeout = lock_timeout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    lock = filelock.FileLock(path, is_singleton=True, thread_local=True)
     try:
-        deadline = time.monotonic() + timeout
-        delay = 0.001
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LockTimeoutError(f"timed out after {timeout:g}s waiting for lock {path}") from None
-                time.sleep(delay)
-                delay = min(delay * 2, 0.05)
-        _held[path] = 1
-        try:
-            yield
-        finally:
-            del _held[path]
-            fcntl.flock(fd, fcntl.LOCK_UN)
+        lock.acquire(timeout=timeout, poll_interval=_POLL_S)
+    except filelock.Timeout:
+        # the lock's name, never its resolved path: messages must not leak local paths
+        raise LockTimeoutError(
+            f"timed out after {timeout:g}s waiting for the {path.stem!r} lock (another loopx holds it)"
+        ) from None
+    try:
+        yield
     finally:
-        os.close(fd)
+        lock.release()
