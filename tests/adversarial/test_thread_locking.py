@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from loopx_core.errors import ConflictError, LockTimeoutError, LoopxError, UsageError
-from loopx_core.ops import spend, todos
+from loopx_core.ops import goals, spend, todos
 from loopx_core.settlement.algebra import StepKind
 from loopx_core.settlement.turns import settle_steps
 from loopx_core.store.lock import file_lock
@@ -86,7 +86,9 @@ def test_concurrent_spends_of_one_turn_charge_once(tmp_path: Path) -> None:
     for round_no in range(ROUNDS):
         turn = begun_turn(tmp_path / f"r{round_no}")
         settle_steps(turn.ctx(), [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK], adapter="test")
-        results = _race(THREADS, lambda _: settle_steps(turn.ctx(), [StepKind.QUOTA_SPEND], adapter="test"))
+        results = _race(
+            THREADS, lambda _, t=turn: settle_steps(t.ctx(), [StepKind.QUOTA_SPEND], adapter="test")
+        )
         assert [r for r in results if isinstance(r, Exception)] == []
         events = [line for line in turn.store.ledger_path("g").read_text().splitlines() if line]
         assert len(events) == 1, events
@@ -98,11 +100,9 @@ def test_concurrent_claims_give_one_holder(tmp_path: Path) -> None:
     holders_per_round = []
     for round_no in range(ROUNDS):
         turn = begun_turn(tmp_path / f"r{round_no}", todos_count=2)
-        from loopx_core.ops import goals
-
         for i in range(THREADS):
             goals.register_agent(turn.store, f"a{i}", [], T0)
-        results = _race(THREADS, lambda i: todos.claim_todo(turn.store, "g", "t2", f"a{i}", T0))
+        results = _race(THREADS, lambda i, t=turn: todos.claim_todo(t.store, "g", "t2", f"a{i}", T0))
         wins = [r for r in results if not isinstance(r, Exception)]
         losses = [r for r in results if isinstance(r, Exception)]
         assert len(wins) == 1 and all(isinstance(e, ConflictError) for e in losses), results
