@@ -10,8 +10,6 @@ from loopx_core.store import ledger
 from loopx_core.store.atomic import atomic_write_bytes
 from loopx_core.store.files import FileStore
 
-_INDEX_DEDUPE_TAIL = 32
-
 
 def run_id_for(effect_id: str) -> str:
     """The run id of a turn: one writeback per turn, so retries rewrite the same record."""
@@ -28,10 +26,8 @@ def write_run(store: FileStore, record: dict[str, Any], at: datetime) -> None:
         folder / f"{run_id}.json", (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode()
     )
     atomic_write_bytes(folder / f"{run_id}.md", run_markdown(record).encode())
-    index = folder / "index.jsonl"
-    for line in _tail(index):
-        if json.loads(line).get("run_id") == run_id:
-            return  # a retry after a crash between the record and its journal receipt
+    if store.run_indexed(goal_id, run_id):
+        return  # a retry after a crash between the record and its journal receipt
     entry = {
         "schema_version": 1,
         "run_id": run_id,
@@ -42,16 +38,9 @@ def write_run(store: FileStore, record: dict[str, Any], at: datetime) -> None:
         "validation": "passed" if record["validation"]["passed"] else "failed",
         "summary": record["summary"][:160],
     }
-    ledger.append_line(index, json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode())
-
-
-def _tail(index: Any) -> list[bytes]:
-    lines = []
-    for line in ledger.reverse_lines(index):
-        lines.append(line)
-        if len(lines) >= _INDEX_DEDUPE_TAIL:
-            break
-    return lines
+    line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
+    ledger.append_line(folder / "index.jsonl", line)
+    store.index_runs(goal_id)
 
 
 def run_markdown(record: dict[str, Any]) -> str:

@@ -199,7 +199,7 @@ def quota_spend(ctx: TurnContext) -> Step:
         usage = compute_usage(
             goal.quota, store.ledger_since(identity.goal_id, now - lookback(goal.quota)), now
         )
-        already = any(e.turn_instance_id == identity.turn_instance_id for e in usage.spends)
+        already = store.spend_receipt(identity.goal_id, identity.turn_instance_id) is not None
         if usage.exhausted and not already:
             return (
                 FailureKind.BUDGET_REJECTED,

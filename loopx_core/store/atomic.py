@@ -18,18 +18,29 @@ M = TypeVar("M", bound=BaseModel)
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Replace `path` with `data` so a reader sees the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise _unwritable(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise _unwritable(path, exc) from None
         raise
     fsync_dir(path.parent)
+
+
+def _unwritable(path: Path, exc: OSError) -> StateInvalidError:
+    """A failed write as one line naming the file by its last two parts (never the full path)."""
+    name = f"{path.parent.name}/{path.name}"
+    return StateInvalidError(f"cannot write {name}: {exc.strerror or exc}", path=name)
 
 
 def fsync_dir(directory: Path) -> None:
@@ -75,6 +86,8 @@ def _explain(path: str, data: bytes, what: str, exc: ValidationError) -> StateIn
     """Turn a validation failure into one line that says what is wrong with the file."""
     try:
         raw = json.loads(data)
+    except RecursionError:
+        return StateInvalidError(f"{what} at {path} is nested too deeply to be a LoopX file", path=path)
     except ValueError as bad:
         hint = " (empty)" if not data.strip() else " (truncated?)" if "Expecting" in str(bad) else ""
         return StateInvalidError(f"{what} at {path} is not valid JSON{hint}: {bad}", path=path)

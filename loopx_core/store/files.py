@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 from loopx_core.errors import ConflictError, NotFoundError
 from loopx_core.ids import check_id
 from loopx_core.models import SCHEMA_VERSION, GoalState, LedgerEvent, Registry
-from loopx_core.store import ledger
+from loopx_core.store import ledger, receipts
 from loopx_core.store.atomic import read_model, write_model
 from loopx_core.store.lock import file_lock
 
@@ -72,6 +72,10 @@ class FileStore:
         """`.loopx/goals/<goal>/runs/`."""
         return self.goal_dir(goal_id) / "runs"
 
+    def receipts_path(self, goal_id: str) -> Path:
+        """`.loopx/goals/<goal>/receipts.json` (derived from the ledger and the run history)."""
+        return self.goal_dir(goal_id) / "receipts.json"
+
     def lock_path(self, name: str) -> Path:
         """`.loopx/locks/<name>.lock`."""
         return self.state_dir / "locks" / f"{name}.lock"
@@ -92,7 +96,8 @@ class FileStore:
     def _require_init(self) -> None:
         if not self.is_initialized():
             raise NotFoundError(
-                f"no LoopX state at {self.root}: run `loopx init` there first (or pass --root)"
+                "no LoopX state here (no .loopx/ in this folder or any folder above it): "
+                "run `loopx init` in the project first, or pass --root"
             )
 
     # -- registry ----------------------------------------------------------------------
@@ -122,7 +127,7 @@ class FileStore:
         with file_lock(self.lock_path(state.goal_id)):
             path = self.goal_path(state.goal_id)
             if path.exists():
-                raise ConflictError(f"goal {state.goal_id!r} already has state at {path}")
+                raise ConflictError(f"goal {state.goal_id!r} already has a state file")
             write_model(path, state)
 
     def update_goal(
@@ -171,7 +176,37 @@ class FileStore:
             if last is not None and event.at < last.at:
                 event = event.model_copy(update={"at": last.at})  # keep the tail ordered by time
             ledger.append_line(path, event.model_dump_json(exclude_none=True).encode())
+            receipts.load(self._receipt_sources(goal_id))  # index the new line now, not on next use
             return event
+
+    # -- receipts (exactly once for the goal's whole life) -----------------------------
+    def _receipt_sources(self, goal_id: str) -> receipts.Sources:
+        return receipts.Sources(
+            self.receipts_path(goal_id),
+            self.ledger_path(goal_id),
+            self.runs_dir(goal_id) / "index.jsonl",
+            self.root,
+        )
+
+    def spend_receipt(self, goal_id: str, turn_instance_id: str) -> LedgerEvent | None:
+        """The spend already charged for this turn instance, however long ago (or None)."""
+        with self.goal_lock(goal_id):
+            return receipts.spend_of(self._receipt_sources(goal_id), turn_instance_id)
+
+    def void_receipt(self, goal_id: str, event_id: str) -> LedgerEvent | None:
+        """The void already recorded for `event_id` (or None)."""
+        with self.goal_lock(goal_id):
+            return receipts.void_of(self._receipt_sources(goal_id), event_id)
+
+    def run_indexed(self, goal_id: str, run_id: str) -> bool:
+        """True when the run history already lists `run_id`."""
+        with self.goal_lock(goal_id):
+            return receipts.run_indexed(self._receipt_sources(goal_id), run_id)
+
+    def index_runs(self, goal_id: str) -> None:
+        """Index lines just appended to the run history."""
+        with self.goal_lock(goal_id):
+            receipts.load(self._receipt_sources(goal_id))
 
     def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:
         """Ledger events at or after `since`, oldest first."""

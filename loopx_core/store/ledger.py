@@ -52,7 +52,8 @@ def reverse_lines(path: Path) -> Iterator[bytes]:
             yield buffer
 
 
-def _parse(path: Path, line: bytes, root: Path | None) -> LedgerEvent:
+def parse_event(path: Path, line: bytes, root: Path | None) -> LedgerEvent:
+    """One ledger line, schema-checked (an invalid line is a `StateInvalidError` naming the file)."""
     try:
         return LedgerEvent.model_validate_json(line)
     except ValidationError as exc:
@@ -66,7 +67,7 @@ def read_tail(path: Path, since: datetime, *, root: Path | None = None) -> list[
     """Events with `at >= since`, oldest first, reading only the file's tail."""
     events: list[LedgerEvent] = []
     for line in reverse_lines(path):
-        event = _parse(path, line, root)
+        event = parse_event(path, line, root)
         if event.at < since:
             break
         events.append(event)
@@ -76,7 +77,7 @@ def read_tail(path: Path, since: datetime, *, root: Path | None = None) -> list[
 
 def read_all(path: Path, *, root: Path | None = None) -> list[LedgerEvent]:
     """Every committed event, oldest first."""
-    events = [_parse(path, line, root) for line in reverse_lines(path)]
+    events = [parse_event(path, line, root) for line in reverse_lines(path)]
     events.reverse()
     return events
 
@@ -84,7 +85,7 @@ def read_all(path: Path, *, root: Path | None = None) -> list[LedgerEvent]:
 def last_event(path: Path, *, root: Path | None = None) -> LedgerEvent | None:
     """The newest committed event, or None for an empty ledger."""
     for line in reverse_lines(path):
-        return _parse(path, line, root)
+        return parse_event(path, line, root)
     return None
 
 

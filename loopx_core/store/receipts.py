@@ -1,0 +1,171 @@
+"""The receipt index (`.loopx/goals/<goal>/receipts.json`): exactly-once for the goal's whole life.
+
+The ledger and the run history stay the truth; the index records how far into each it has
+read (a byte offset) and where the line of every turn-bound spend, every void and every
+indexed run starts. A lookup first catches up on lines appended since (a crash between an
+append and the index write leaves at most those), so a retry finds its receipt however
+long ago its turn ran, without reading back through the ledger. A missing or damaged index
+is rebuilt from the files it indexes; one of a newer schema is refused like any state file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from loopx_core.errors import NotFoundError, SchemaUnsupportedError, StateInvalidError
+from loopx_core.models.common import StrictModel
+from loopx_core.models.ledger import LedgerEvent
+from loopx_core.store.atomic import read_model, shown, write_model
+from loopx_core.store.ledger import parse_event
+
+
+class ReceiptIndex(StrictModel):
+    """Offsets of receipt lines in the ledger and the run history, and how far each was read."""
+
+    schema_version: Literal[1]
+    ledger_offset: int = Field(default=0, ge=0)
+    runs_offset: int = Field(default=0, ge=0)
+    spends: dict[str, int] = Field(default_factory=dict)
+    """Turn instance id -> offset of its spend line in `events.jsonl`."""
+    voids: dict[str, int] = Field(default_factory=dict)
+    """Voided event id -> offset of the void line."""
+    runs: dict[str, int] = Field(default_factory=dict)
+    """Run id -> offset of its line in `runs/index.jsonl`."""
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The files a goal's receipt index is derived from, and where it lives."""
+
+    index: Path
+    ledger: Path
+    runs: Path
+    root: Path
+
+
+def load(src: Sources) -> ReceiptIndex:
+    """The index, caught up with both files and saved if it moved (call with the goal lock held)."""
+    try:
+        index = read_model(src.index, ReceiptIndex, what="receipt index", root=src.root)
+    except SchemaUnsupportedError:
+        raise
+    except (NotFoundError, StateInvalidError):
+        index = ReceiptIndex(schema_version=1)  # derived data: rebuilt from the truth
+    before = index.model_copy(deep=True)
+    _catch_up_ledger(index, src)
+    _catch_up_runs(index, src)
+    if index != before:
+        write_model(src.index, index)
+    return index
+
+
+def spend_of(src: Sources, turn_instance_id: str) -> LedgerEvent | None:
+    """The spend event bound to `turn_instance_id`, if the ledger has one (goal lock held)."""
+    return _event(src, lambda index: index.spends.get(turn_instance_id), "turn_instance_id", turn_instance_id)
+
+
+def void_of(src: Sources, event_id: str) -> LedgerEvent | None:
+    """The void of `event_id`, if the ledger has one (goal lock held)."""
+    return _event(src, lambda index: index.voids.get(event_id), "voids_event_id", event_id)
+
+
+def run_indexed(src: Sources, run_id: str) -> bool:
+    """True when the run history already has a line for `run_id` (goal lock held)."""
+    return run_id in load(src).runs
+
+
+def _event(
+    src: Sources, find: Callable[[ReceiptIndex], int | None], field: str, value: str
+) -> LedgerEvent | None:
+    for attempt in range(2):
+        offset = find(load(src))
+        if offset is None:
+            return None
+        event = _event_at(src, offset)
+        if event is not None and getattr(event, field) == value:
+            return event
+        if attempt == 0:  # the index points at another line: the files moved under it
+            src.index.unlink(missing_ok=True)
+    raise StateInvalidError(
+        f"receipt index of {shown(src.ledger, src.root)} disagrees with the ledger",
+        path=shown(src.index, src.root),
+    )
+
+
+def _event_at(src: Sources, offset: int) -> LedgerEvent | None:
+    with src.ledger.open("rb") as handle:
+        handle.seek(offset)
+        line = handle.readline()
+    return parse_event(src.ledger, line, src.root) if line.endswith(b"\n") else None
+
+
+def _lines(path: Path, offset: int) -> tuple[int, Iterator[tuple[int, bytes]]] | None:
+    """The complete lines after `offset` with their offsets, and the new offset; None: re-read."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        size = 0
+    except OSError as exc:
+        raise StateInvalidError(f"{path.name} unreadable: {exc.strerror}") from None
+    if size < offset:
+        return None
+    if size == offset:
+        return offset, iter(())
+    with path.open("rb") as handle:
+        if offset:
+            handle.seek(offset - 1)
+            if handle.read(1) != b"\n":
+                return None
+        data = handle.read(size - offset)
+    end = data.rfind(b"\n") + 1  # an unterminated tail is an append never acknowledged
+    lines, position = [], offset
+    for line in data[:end].split(b"\n")[:-1]:
+        lines.append((position, line))
+        position += len(line) + 1
+    return offset + end, iter(lines)
+
+
+def _catch_up_ledger(index: ReceiptIndex, src: Sources) -> None:
+    found = _lines(src.ledger, index.ledger_offset)
+    if found is None:
+        index.ledger_offset, index.spends, index.voids = 0, {}, {}
+        found = _lines(src.ledger, 0)
+        assert found is not None
+    index.ledger_offset, lines = found
+    for position, line in lines:
+        if not line.strip():
+            continue
+        event = parse_event(src.ledger, line, src.root)
+        if event.kind == "spend" and event.turn_instance_id is not None:
+            index.spends.setdefault(event.turn_instance_id, position)
+        elif event.kind == "void" and event.voids_event_id is not None:
+            index.voids.setdefault(event.voids_event_id, position)
+
+
+def _catch_up_runs(index: ReceiptIndex, src: Sources) -> None:
+    found = _lines(src.runs, index.runs_offset)
+    if found is None:
+        index.runs_offset, index.runs = 0, {}
+        found = _lines(src.runs, 0)
+        assert found is not None
+    index.runs_offset, lines = found
+    for position, line in lines:
+        run_id = _run_id(line)
+        if run_id is not None:
+            index.runs.setdefault(run_id, position)
+
+
+def _run_id(line: bytes) -> str | None:
+    """The run id of a history line; a damaged line is no receipt of ours (history reports it)."""
+    try:
+        entry = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    run_id = entry.get("run_id") if isinstance(entry, dict) else None
+    return run_id if isinstance(run_id, str) else None
