@@ -90,7 +90,7 @@ def main() -> None:
             [
                 sys.executable,
                 "-c",
-                "import loopx_core.mcp_server, loopx_core.decide.packet, loopx_core.settlement.turns",
+                "import loopx_core.mcp.server, loopx_core.decide.packet, loopx_core.settlement.turns",
             ]
         )
         starts = [anyio.run(session_figures, root, 0)["startup"] for _ in range(3)]

@@ -47,8 +47,8 @@ class Tools:
     async def __call__(self, name: str, **arguments: Any) -> dict[str, Any]:
         result = await self.session.call_tool(name, arguments)
         if result.is_error:
-            text = result.content[0].text  # type: ignore[union-attr]
-            return json.loads(text[text.index("{") :])
+            [content] = result.content
+            return json.loads(content.text)  # type: ignore[union-attr]  # nothing but the error object
         return result.structured_content or json.loads(result.content[0].text)  # type: ignore[union-attr]
 
 

@@ -124,7 +124,7 @@ app.command("workflow-skills")(hosts_cmds.workflow_skills)
 @mcp_app.command("serve")
 def mcp_serve(ctx: typer.Context) -> None:
     """Serve the LoopX tools over MCP on stdio (should-run, todos, turns, writeback, spend, journal, status)."""
-    from loopx_core.mcp_server import serve
+    from loopx_core.mcp import serve
 
     serve((ctx.find_root().obj or {}).get("root"))
 

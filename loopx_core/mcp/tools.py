@@ -1,56 +1,25 @@
-"""`loopx mcp serve`: the LoopX tools over MCP (stdio), on the official `mcp` SDK.
+"""The LoopX tools the MCP server offers, as plain functions (no SDK import).
 
-The server keeps no state between calls: every tool opens the store afresh, so the CLI and
-the server can be used side by side. Inputs go through the same checks as the CLI; every
-refusal comes back as an error result whose text is the CLI's JSON error object, with the
-settlement failure kind as its `code`. The SDK is imported only by this command.
+Their signatures are the tools' input schemas: the server derives a strict argument model
+from each (unknown arguments, wrong types and non-finite numbers refused). Their docstrings
+are the tools' descriptions.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from functools import wraps
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from loopx_core.clock import now
-from loopx_core.errors import LoopxError
-from loopx_core.store.files import FileStore, find_root
+from loopx_core.errors import UsageError
+from loopx_core.store.files import FileStore
 
-F = TypeVar("F", bound=Callable[..., Any])
-SERVER_NAME = "loopx"
-
-
-def _typed_errors(fn: F) -> F:
-    """Turn a LoopX error into the SDK's tool error carrying the JSON error object."""
-    from mcp.server.mcpserver.exceptions import ToolError
-
-    @wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except LoopxError as error:
-            raise ToolError(json.dumps(error.to_json())) from None
-
-    return wrapper  # type: ignore[return-value]
+Tool = Callable[..., dict[str, Any]]
 
 
-def build_server(root: str | None = None) -> Any:
-    """The MCP server with every LoopX tool registered."""
-    from mcp.server.mcpserver import MCPServer
+def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
+    """Every LoopX tool, each opening the store through `store()` on every call."""
 
-    from loopx_core import __version__
-
-    server = MCPServer(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
-
-    def store() -> FileStore:
-        return FileStore(find_root(root))
-
-    def tool(fn: F) -> F:
-        server.tool(name=fn.__name__)(_typed_errors(fn))
-        return fn
-
-    @tool
     def quota_should_run(
         goal_id: str,
         agent_id: str,
@@ -71,7 +40,6 @@ def build_server(root: str | None = None) -> Any:
         )
         return build_packet(inputs, contributors=hint_contributors(surface))
 
-    @tool
     def todo_list(
         goal_id: str, status: Literal["open", "claimed", "done", "blocked", "deferred"] | None = None
     ) -> dict[str, Any]:
@@ -81,7 +49,6 @@ def build_server(root: str | None = None) -> Any:
         items = list_todos(store(), goal_id, status=status)
         return {"goal_id": goal_id, "todos": [t.model_dump(mode="json", exclude_none=True) for t in items]}
 
-    @tool
     def todo_claim(goal_id: str, todo_id: str, agent_id: str, lease_minutes: float = 30.0) -> dict[str, Any]:
         """Take a todo's lease (compare-and-swap; a live lease of another agent is a conflict)."""
         from loopx_core.ops.todos import claim_todo
@@ -90,7 +57,6 @@ def build_server(root: str | None = None) -> Any:
             mode="json", exclude_none=True
         )
 
-    @tool
     def todo_complete(
         goal_id: str,
         todo_id: str,
@@ -102,10 +68,8 @@ def build_server(root: str | None = None) -> Any:
         """Complete a todo; with no_follow_up and turn_key it is the turn's terminal closeout."""
         if no_follow_up or turn_key:
             if not (no_follow_up and turn_key):
-                from loopx_core.errors import UsageError
-
                 raise UsageError("a terminal closeout needs no_follow_up and turn_key together")
-            return _settle(
+            return settle(
                 store(),
                 goal_id,
                 agent_id,
@@ -120,7 +84,6 @@ def build_server(root: str | None = None) -> Any:
             store(), goal_id, todo_id, now(), agent_id=agent_id, evidence=evidence
         ).model_dump(mode="json", exclude_none=True)
 
-    @tool
     def turn_begin(
         goal_id: str,
         agent_id: str,
@@ -136,7 +99,6 @@ def build_server(root: str | None = None) -> Any:
         )
         return {**turn_result(journal, adapter="mcp"), "replayed": replayed}
 
-    @tool
     def writeback(
         goal_id: str,
         agent_id: str,
@@ -165,12 +127,10 @@ def build_server(root: str | None = None) -> Any:
         )
         return writeback_turn(ctx, adapter="mcp")
 
-    @tool
     def quota_spend(goal_id: str, agent_id: str, turn_key: str, todo_id: str | None = None) -> dict[str, Any]:
         """Charge the turn (after its writeback), bound to its identity; a repeat returns the receipt."""
-        return _settle(store(), goal_id, agent_id, turn_key, "quota_spend", todo_id=todo_id)
+        return settle(store(), goal_id, agent_id, turn_key, "quota_spend", todo_id=todo_id)
 
-    @tool
     def turn_inspect_journal(goal_id: str, agent_id: str, turn_key: str) -> dict[str, Any]:
         """The allowlisted, read-only inspection of a turn journal."""
         from loopx_core.ids import check_id
@@ -184,19 +144,29 @@ def build_server(root: str | None = None) -> Any:
             journal = s.read_journal(goal_id, turn_key)
         return inspect(journal, goal_id=goal_id, agent_id=agent_id, turn_key=turn_key)
 
-    @tool
     def status() -> dict[str, Any]:
         """Every goal's quota state, most urgent first."""
         from loopx_core.status import attention
 
         return {"goals": attention(store(), now())}
 
-    return server
+    return [
+        quota_should_run,
+        todo_list,
+        todo_claim,
+        todo_complete,
+        turn_begin,
+        writeback,
+        quota_spend,
+        turn_inspect_journal,
+        status,
+    ]
 
 
-def _settle(
+def settle(
     s: FileStore, goal_id: str, agent_id: str, turn_key: str, step: str, **extra: Any
 ) -> dict[str, Any]:
+    """Run one settlement step of the turn through the shared settlement path (MCP adapter)."""
     from loopx_core.settlement.algebra import StepKind
     from loopx_core.settlement.steps import TurnContext
     from loopx_core.settlement.turns import settle_steps
@@ -211,8 +181,3 @@ INSTRUCTIONS = (
     "Otherwise turn_begin, do the work, writeback (with validation evidence), quota_spend, then todo_complete. "
     "Errors carry a JSON object whose code names the refusal (e.g. writeback_missing)."
 )
-
-
-def serve(root: str | None = None) -> None:
-    """Run the server on stdio until the client closes it."""
-    build_server(root).run()
