@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from loopx_core.errors import NotFoundError, RefusedError, UsageError
+from loopx_core.errors import NotFoundError, RefusedError
 from loopx_core.ids import check_id
 from loopx_core.models import SCHEMA_VERSION, LedgerEvent
+from loopx_core.models.domain import MinutesOrZero, Slots, check_optional
 from loopx_core.ops.goals import require_agent, require_goal
 from loopx_core.quota import charge_slots, compute_usage, lookback
 from loopx_core.store.files import FileStore
@@ -58,10 +59,8 @@ def spend(
     require_agent(registry, agent_id)
     if todo_id is not None:
         check_id("todo", todo_id)
-    if slots is not None and slots < 1:
-        raise UsageError("--slots must be at least 1")
-    if minutes is not None and minutes < 0:
-        raise UsageError("--minutes must not be negative")
+    slots = check_optional("--slots", Slots, slots)
+    minutes = check_optional("--minutes", MinutesOrZero, minutes)
     duration = _duration(store, goal_id, agent_id, todo_id, now, minutes, started_at)
     charged = slots if slots is not None else charge_slots(goal.quota, duration or 0.0)
 
