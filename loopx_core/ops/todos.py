@@ -9,6 +9,7 @@ from loopx_core.decide import scope
 from loopx_core.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from loopx_core.ids import check_id
 from loopx_core.models import GoalState, Todo
+from loopx_core.models.domain import Minutes, Priority, check
 from loopx_core.ops.goals import require_agent, require_goal
 from loopx_core.store.files import FileStore
 
@@ -43,8 +44,7 @@ def add_todo(
     require_goal(registry, goal_id)
     if not title.strip():
         raise UsageError("a todo needs a non-empty --title")
-    if not 0 <= priority <= 9:
-        raise UsageError("--priority must be 0 (first) to 9 (last)")
+    priority = check("--priority", Priority, priority)
     for kind_name, agent in [("bound", bound_agent), ("blocks", blocks_agent)] + [
         ("excluded", a) for a in excluded_agents or []
     ]:
@@ -106,8 +106,7 @@ def claim_todo(
 
     require_agent(store.read_registry(), agent_id)
     check_id("todo", todo_id)
-    if lease_minutes <= 0:
-        raise UsageError("--lease-minutes must be positive")
+    lease_minutes = check("--lease-minutes", Minutes, lease_minutes)
     identity = SettlementIdentity(goal_id, agent_id, todo_id, turn_instance_id=f"lease-{now.timestamp():.0f}")
     result = lease_todo(store, identity, now, lease_minutes=lease_minutes)
     if result.failure is not None:
