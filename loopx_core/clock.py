@@ -1,6 +1,7 @@
 """Time: one injectable clock so packets and snapshots are reproducible.
 
-`LOOPX_NOW` (an ISO-8601 time with offset) freezes "now" for tests and demos.
+`LOOPX_NOW` (an ISO-8601 time with offset) freezes "now" for tests and demos. Every time
+LoopX reads (options, `LOOPX_NOW`, files) lies in the domain's range (`models.domain.Time`).
 """
 
 from __future__ import annotations
@@ -9,24 +10,28 @@ import os
 from datetime import UTC, datetime
 
 from loopx_core.errors import UsageError
+from loopx_core.ids import shown_value
+from loopx_core.models.domain import InputTime, check
 
 
-def parse_time(text: str) -> datetime:
-    """Parse an ISO-8601 time; a time without an offset is refused, `Z` means UTC."""
+def parse_time(text: str, *, what: str = "time") -> datetime:
+    """Parse an ISO-8601 time in the domain's range; no offset is refused, `Z` means UTC."""
     try:
         value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError:
-        raise UsageError(f"invalid time {text!r}: use ISO-8601, e.g. 2026-11-29T12:00:00Z") from None
+        raise UsageError(
+            f"invalid {what} {shown_value(text)}: use ISO-8601, e.g. 2026-11-29T12:00:00Z"
+        ) from None
     if value.tzinfo is None:
-        raise UsageError(f"time {text!r} has no UTC offset: add Z or +HH:MM")
-    return value.astimezone(UTC)
+        raise UsageError(f"{what} {shown_value(text)} has no UTC offset: add Z or +HH:MM")
+    return check(what, InputTime, value).astimezone(UTC)
 
 
 def now() -> datetime:
-    """The current UTC time, or `LOOPX_NOW` when set."""
+    """The current UTC time, or `LOOPX_NOW` when set (a bad value is a usage error, exit 2)."""
     frozen = os.environ.get("LOOPX_NOW")
     if frozen:
-        return parse_time(frozen)
+        return parse_time(frozen, what="LOOPX_NOW")
     return datetime.now(UTC)
 
 

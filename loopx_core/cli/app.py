@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
 
 import typer
+from typer.core import TyperGroup
 
 from loopx_core import __version__
 from loopx_core.cli import goal_cmds, hook_cmds, hosts_cmds, quota_cmds, todo_cmds, turn_cmds, wait_cmds
 from loopx_core.cli.common import JsonFormat, MarkdownFormat, dump, store
-from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.cli.output import Format, emit, report_internal, report_usage, reporting, requested_format
 from loopx_core.clock import now
 
 HELP = """LoopX keeps the state of long-running agent loops: goals, todos, gates, quota, receipts.
@@ -22,7 +26,73 @@ Exit codes: 0 ok, 1 internal error, 2 usage, 3 not found, 4 state invalid,
 10-18 (see docs/cli.md).
 """
 
+HOOK_COMMANDS = ("hook",)
+"""Commands a host runs as a hook: their usage errors exit 1, since hosts read 2 as "block"."""
+
+
+class LoopxGroup(TyperGroup):
+    """The root command: usage errors and unexpected exceptions as LoopX reports them.
+
+    A usage error is one line on stderr (and the JSON error object under `--format json`),
+    exit 2; an unexpected exception is one `internal error` line, exit 1: never a traceback.
+    """
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """Run the command line; exit with its documented code."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        words = list(sys.argv[1:] if args is None else args)
+        try:
+            result = super().main(words, prog_name, complete_var, False, **extra)
+        except SystemExit:
+            raise
+        except (typer.Abort, EOFError):
+            sys.stderr.write("loopx: aborted\n")
+            raise SystemExit(1) from None
+        except Exception as error:  # the last line of defence against a traceback
+            if _is_usage_error(error):
+                _exit_usage(error, words)
+            raise SystemExit(report_internal(error, requested_format(words, None))) from None
+        raise SystemExit(result if isinstance(result, int) else 0)
+
+
+def _is_usage_error(error: Exception) -> bool:
+    """Click's own usage errors (bad option, missing value), whichever click typer bundles."""
+    return hasattr(error, "format_message") and hasattr(error, "exit_code")
+
+
+def _exit_usage(error: Any, words: list[str]) -> NoReturn:
+    ctx = getattr(error, "ctx", None)
+    command = getattr(ctx, "command", None)
+    if type(error).__name__ == "NoArgsIsHelpError":
+        error.show()  # the help text, as click prints it
+        raise SystemExit(int(error.exit_code))
+    default = next(
+        (
+            p.default
+            for p in getattr(command, "params", [])
+            if p.name == "fmt" and isinstance(p.default, Format)
+        ),
+        None,
+    )
+    path = getattr(ctx, "command_path", "") or "loopx"
+    hook = path.split()[1:2] == ["hook"] or (words[:1] and words[0] in HOOK_COMMANDS)
+    message = f"{error.format_message()} (see `{path} --help`)"
+    report_usage(
+        message, requested_format(words, default), prefix="loopx: hook: " if hook else "loopx: error: "
+    )
+    raise SystemExit(1 if hook else int(getattr(error, "exit_code", 2)))
+
+
 app = typer.Typer(
+    cls=LoopxGroup,
     help=HELP,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -75,11 +145,20 @@ def init(ctx: typer.Context, fmt: JsonFormat = Format.markdown) -> None:
     with reporting(fmt):
         s = store(ctx)
         created = s.init()
+        shown = _shown_root(s.root)
         emit(
-            {"root": str(s.root), "created": created},
+            {"root": shown, "created": created},
             fmt,
-            f"{'Initialised' if created else 'Already initialised:'} {s.state_dir}",
+            f"{'Initialised' if created else 'Already initialised:'} .loopx/ in {shown}",
         )
+
+
+def _shown_root(root: Path) -> str:
+    """The project root relative to the working folder, else its name: never a resolved path."""
+    try:
+        return str(root.relative_to(Path.cwd().resolve())) or "."
+    except ValueError:
+        return root.name or "."
 
 
 @app.command("status")

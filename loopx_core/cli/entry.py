@@ -68,19 +68,22 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     fast = None if os.environ.get("LOOPX_NO_FAST_PATH") else parse_fast(args)
     if fast is not None:
-        from loopx_core.cli.output import Format
+        from loopx_core.cli.output import Format, report_internal
         from loopx_core.cli.should_run import run_should_run
 
-        raise SystemExit(
-            run_should_run(
+        fmt = Format(fast.get("format", "json"))
+        try:
+            code = run_should_run(
                 fast["root"],  # type: ignore[arg-type]
                 fast["goal_id"],  # type: ignore[arg-type]
                 fast["agent_id"],  # type: ignore[arg-type]
                 fast["capability"] or None,  # type: ignore[arg-type]
                 fast.get("surface"),  # type: ignore[arg-type]
-                Format(fast.get("format", "json")),
+                fmt,
             )
-        )
+        except Exception as error:  # the fast path's last line of defence against a traceback
+            code = report_internal(error, fmt)
+        raise SystemExit(code)
     from loopx_core.cli.app import app
 
     app(args=args, prog_name="loopx")

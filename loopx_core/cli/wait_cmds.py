@@ -75,7 +75,7 @@ def focus_wait(
             goal_id,
             reason,
             now(),
-            until=parse_time(until) if until else None,
+            until=parse_time(until, what="--until") if until is not None else None,
             for_minutes=for_minutes,
             poll_every_minutes=poll_every_minutes,
         )

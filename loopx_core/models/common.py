@@ -1,18 +1,15 @@
-"""Shared model base: strict (unknown keys refused), ids checked, times UTC."""
+"""Shared model base: strict (unknown keys refused); ids and times from the input domain."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from pydantic import BaseModel, ConfigDict
 
-from pydantic import BaseModel, ConfigDict, StringConstraints
-
-from loopx_core.ids import ID_PATTERN
+from loopx_core.models.domain import Id, Time
 
 SCHEMA_VERSION = 1
 """The one schema version this release reads and writes."""
 
-Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
-"""A goal, agent, todo, gate or event id (see `loopx_core.ids`)."""
+__all__ = ["SCHEMA_VERSION", "Id", "StrictModel", "Time"]
 
 
 class StrictModel(BaseModel):

@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import AwareDatetime, Field
+from pydantic import Field
 
-from loopx_core.models.common import Id, StrictModel
+from loopx_core.models.common import Id, StrictModel, Time
+from loopx_core.models.domain import Count, Minutes, Ordinal, Priority
 
 TodoStatus = Literal["open", "claimed", "done", "blocked", "deferred"]
 
@@ -19,18 +20,18 @@ class Todo(StrictModel):
     title: str
     kind: Literal["agent", "user"] = "agent"
     status: TodoStatus = "open"
-    priority: int = Field(default=2, ge=0, le=9)
+    priority: Priority = 2
     required_capabilities: list[str] = Field(default_factory=list)
     claimed_by: Id | None = None
-    claimed_at: AwareDatetime | None = None
-    lease_expires_at: AwareDatetime | None = None
+    claimed_at: Time | None = None
+    lease_expires_at: Time | None = None
     bound_agent: Id | None = None
     excluded_agents: list[Id] = Field(default_factory=list)
     blocks_agent: Id | None = None
     evidence: list[str] = Field(default_factory=list)
     blocked_reason: str | None = None
-    created_at: AwareDatetime
-    updated_at: AwareDatetime
+    created_at: Time
+    updated_at: Time
 
     @property
     def is_open_work(self) -> bool:
@@ -54,18 +55,18 @@ class Gate(StrictModel):
     status: Literal["open", "resolved"] = "open"
     blocks_agent: Id | None = None
     resolution: str | None = None
-    opened_at: AwareDatetime
-    resolved_at: AwareDatetime | None = None
+    opened_at: Time
+    resolved_at: Time | None = None
 
 
 class WaitingOn(StrictModel):
     """A focus wait: the goal waits on external evidence until `until`."""
 
     reason: str
-    until: AwareDatetime
-    poll_every_minutes: float | None = Field(default=None, gt=0)
-    last_polled_at: AwareDatetime | None = None
-    since: AwareDatetime
+    until: Time
+    poll_every_minutes: Minutes | None = None
+    last_polled_at: Time | None = None
+    since: Time
 
 
 class HealthFinding(StrictModel):
@@ -81,8 +82,8 @@ class GoalState(StrictModel):
 
     schema_version: Literal[1]
     goal_id: Id
-    version: int = 0
-    next_todo_number: int = 1
+    version: Count = 0
+    next_todo_number: Ordinal = 1
     todos: list[Todo] = Field(default_factory=list)
     gates: list[Gate] = Field(default_factory=list)
     waiting_on: WaitingOn | None = None

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AwareDatetime, Field
-
-from loopx_core.models.common import Id, StrictModel
+from loopx_core.models.common import Id, StrictModel, Time
+from loopx_core.models.domain import Ordinal, Seconds, SlotCount
 
 
 class LedgerEvent(StrictModel):
@@ -18,16 +17,16 @@ class LedgerEvent(StrictModel):
 
     schema_version: Literal[1]
     event_id: Id
-    seq: int = Field(ge=1)
+    seq: Ordinal
     kind: Literal["spend", "void"]
-    at: AwareDatetime
+    at: Time
     goal_id: Id
     agent_id: Id
     todo_id: Id | None = None
     turn_instance_id: str | None = None
     replan_obligation_id: str | None = None
     effect_id: str | None = None
-    slots: int = Field(default=0, ge=0)
-    duration_seconds: float | None = Field(default=None, ge=0)
+    slots: SlotCount = 0
+    duration_seconds: Seconds | None = None
     voids_event_id: Id | None = None
     reason: str | None = None

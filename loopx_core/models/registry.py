@@ -5,18 +5,19 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import AwareDatetime, Field
+from pydantic import Field
 
-from loopx_core.models.common import Id, StrictModel
+from loopx_core.models.common import Id, StrictModel, Time
+from loopx_core.models.domain import Compute, MinutesOrZero, SlotMinutes, WindowHours
 
 
 class QuotaPolicy(StrictModel):
     """A goal's compute budget: `compute` of every slot in a rolling window."""
 
-    compute: float = Field(default=1.0, ge=0.0, le=1.0)
-    window_hours: float = Field(default=24.0, gt=0)
-    slot_minutes: float = Field(default=1.0, gt=0)
-    min_interval_minutes: float = Field(default=0.0, ge=0)
+    compute: Compute = 1.0
+    window_hours: WindowHours = 24.0
+    slot_minutes: SlotMinutes = 1.0
+    min_interval_minutes: MinutesOrZero = 0.0
 
     @property
     def allowed_slots(self) -> int:
@@ -31,8 +32,8 @@ class GoalEntry(StrictModel):
     objective: str
     status: Literal["active", "stopped", "done"] = "active"
     quota: QuotaPolicy = Field(default_factory=QuotaPolicy)
-    created_at: AwareDatetime
-    updated_at: AwareDatetime
+    created_at: Time
+    updated_at: Time
 
 
 class AgentEntry(StrictModel):
@@ -41,8 +42,8 @@ class AgentEntry(StrictModel):
     agent_id: Id
     capabilities: list[str] = Field(default_factory=list)
     host: str | None = None
-    registered_at: AwareDatetime
-    updated_at: AwareDatetime
+    registered_at: Time
+    updated_at: Time
 
 
 class Registry(StrictModel):

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from loopx_core.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from loopx_core.ids import check_id
 from loopx_core.models import Gate, GoalState, WaitingOn
+from loopx_core.models.domain import InputTime, Minutes, Time, check, check_optional
 from loopx_core.ops.goals import require_goal
 from loopx_core.store.files import FileStore
 
@@ -74,11 +75,17 @@ def focus_wait(
         raise UsageError("a focus wait needs a --reason")
     if (until is None) == (for_minutes is None):
         raise UsageError("give exactly one of --until or --for-minutes")
-    resume = until if until is not None else now + timedelta(minutes=float(for_minutes or 0))
+    poll_every_minutes = check_optional("--poll-every-minutes", Minutes, poll_every_minutes)
+    if until is None:
+        resume = check(
+            "end of --for-minutes",
+            Time,
+            now + timedelta(minutes=check("--for-minutes", Minutes, for_minutes)),
+        )
+    else:
+        resume = check("--until", InputTime, until)
     if resume <= now:
         raise UsageError("the focus wait must end in the future")
-    if poll_every_minutes is not None and poll_every_minutes <= 0:
-        raise UsageError("--poll-every-minutes must be positive")
 
     def change(state: GoalState) -> WaitingOn:
         state.waiting_on = WaitingOn(

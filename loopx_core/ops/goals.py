@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
-
-from pydantic import ValidationError
+from typing import Any, get_type_hints
 
 from loopx_core.errors import ConflictError, NotFoundError, UsageError
 from loopx_core.ids import check_id
 from loopx_core.models import SCHEMA_VERSION, AgentEntry, GoalEntry, GoalState, QuotaPolicy, Registry
+from loopx_core.models.domain import check
 from loopx_core.store.files import FileStore
 
 
@@ -34,14 +33,13 @@ def require_agent(registry: Registry, agent_id: str) -> AgentEntry:
 
 
 def policy_from(base: QuotaPolicy, **changes: float | None) -> QuotaPolicy:
-    """A validated copy of `base` with the given (non-None) fields changed."""
+    """A copy of `base` with the given (non-None) fields changed, each checked against its domain."""
+    domains = get_type_hints(QuotaPolicy, include_extras=True)
     data = base.model_dump()
-    data.update({k: v for k, v in changes.items() if v is not None})
-    try:
-        return QuotaPolicy.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise UsageError(f"invalid quota {first['loc'][0]}: {first['msg']}") from None
+    for name, value in changes.items():
+        if value is not None:
+            data[name] = check("--" + name.replace("_", "-"), domains[name], value)
+    return QuotaPolicy.model_validate(data)
 
 
 def add_goal(

@@ -11,11 +11,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import AwareDatetime, Field
+from pydantic import Field
 
 from loopx_core.errors import NotFoundError, UsageError
 from loopx_core.ids import check_id
-from loopx_core.models.common import Id, StrictModel
+from loopx_core.models.common import Id, StrictModel, Time
+from loopx_core.models.domain import Count
 from loopx_core.ops.goals import require_agent, require_goal
 from loopx_core.store.atomic import read_model, write_model
 from loopx_core.store.files import FileStore
@@ -27,11 +28,11 @@ class SchedulerEntry(StrictModel):
     applied_rrule: str | None = None
     paused: bool = False
     fingerprint: str | None = None
-    unchanged_polls: int = 0
-    acked_at: AwareDatetime | None = None
-    failures: int = 0
+    unchanged_polls: Count = 0
+    acked_at: Time | None = None
+    failures: Count = 0
     last_error: str | None = None
-    failed_at: AwareDatetime | None = None
+    failed_at: Time | None = None
 
 
 class SchedulerState(StrictModel):
