@@ -13,6 +13,7 @@ import typer
 
 from loopx_core.cli.app import app
 from loopx_core.errors import ExitCode
+from loopx_core.models.domain import DOMAIN, MAX_STORED_TIME, describe
 
 WIDTH = 100
 DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
@@ -39,6 +40,15 @@ EXIT_MEANINGS = {
     ExitCode.CANCELLED: "settlement: the turn was cancelled (`loopx turn cancel`)",
     ExitCode.CLOSEOUT_REJECTED: "settlement: terminal closeout refused (other todos still open)",
 }
+MEANINGS_BY_NAME = {
+    "LEASE_LOST": "settlement: the todo's lease expired and another agent took it over; nothing settled",
+}
+"""Meanings of codes named here before they land in `ExitCode` (looked up by name)."""
+
+
+def meaning(code: ExitCode) -> str:
+    """What an exit code means, for the table."""
+    return EXIT_MEANINGS.get(code) or MEANINGS_BY_NAME[code.name]
 
 
 def _walk(command: Any, path: list[str]) -> list[tuple[list[str], Any]]:
@@ -49,6 +59,31 @@ def _walk(command: Any, path: list[str]) -> list[tuple[list[str], Any]]:
         for name in command.list_commands(ctx):
             found += _walk(command.get_command(ctx, name), [*path, name])
     return found
+
+
+def domain_section() -> list[str]:
+    """The input domain (loopx_core.models.domain) as a table: every numeric option and id."""
+    out = [
+        "## Input domain",
+        "",
+        "Every number, id and time has one domain, defined once in `loopx_core.models.domain`:",
+        "the CLI, the MCP tools and the state files refuse the same values. A value outside it",
+        "is a usage error (exit 2) with nothing written; a state file holding one is invalid",
+        "state (exit 4) and is left unchanged. Numbers are finite (no `nan`, `inf`).",
+        "",
+        "| option | domain | used by |",
+        "|---|---|---|",
+    ]
+    for option, kind, used_by in DOMAIN:
+        names = ", ".join(f"`{name}`" for name in option.split(", "))
+        out.append(f"| {names} | {describe(kind)} | {used_by} |")
+    out += [
+        "| `--turn-key` | `sha256:` followed by 64 lower-case hex digits, matched in full | turn, writeback, spend |",
+        "",
+        f"Stored times (a lease or wait that ends later) may run to before {MAX_STORED_TIME.year}.",
+        "",
+    ]
+    return out
 
 
 def render() -> str:
@@ -64,7 +99,7 @@ def render() -> str:
         "| code | name | meaning |",
         "|---|---|---|",
     ]
-    out += [f"| {int(code)} | {code.name.lower()} | {EXIT_MEANINGS[code]} |" for code in ExitCode]
+    out += [f"| {int(code)} | {code.name.lower()} | {meaning(code)} |" for code in ExitCode]
     out += [
         "",
         "Errors print one line on stderr (`loopx: error: ...`); under `--format json` a JSON object",
@@ -74,6 +109,7 @@ def render() -> str:
         "Environment: `LOOPX_ROOT` picks the project (like `--root`); `LOOPX_NOW` freezes the clock",
         "(ISO-8601, for tests and demos); `LOOPX_LOCK_TIMEOUT` bounds lock waits (seconds).",
         "",
+        *domain_section(),
     ]
     for path, command in _walk(root, ["loopx"]):
         ctx = command.context_class(

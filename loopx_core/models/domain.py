@@ -88,23 +88,23 @@ InputTime = Annotated[AwareDatetime, _time_before(MAX_TIME)]
 Time = Annotated[AwareDatetime, _time_before(MAX_STORED_TIME)]
 """A stored time: an input time, or one plus a bounded duration (before 3100)."""
 
-DOMAIN: tuple[tuple[str, Any], ...] = (
-    ("--compute", Compute),
-    ("--window-hours", WindowHours),
-    ("--slot-minutes", SlotMinutes),
-    ("--min-interval-minutes", MinutesOrZero),
-    ("--lease-minutes", Minutes),
-    ("--for-minutes", Minutes),
-    ("--poll-every-minutes", Minutes),
-    ("--minutes (quota spend --manual)", MinutesOrZero),
-    ("--slots", Slots),
-    ("--priority", Priority),
+DOMAIN: tuple[tuple[str, Any, str], ...] = (
+    ("--compute", Compute, "goal add, goal configure"),
+    ("--window-hours", WindowHours, "goal add, goal configure"),
+    ("--slot-minutes", SlotMinutes, "goal add, goal configure"),
+    ("--min-interval-minutes", MinutesOrZero, "goal add, goal configure"),
+    ("--lease-minutes", Minutes, "todo claim, turn begin; MCP todo_claim, turn_begin"),
+    ("--for-minutes, --poll-every-minutes", Minutes, "focus wait"),
+    ("--minutes", MinutesOrZero, "quota spend --manual"),
+    ("--slots", Slots, "quota spend, turn run-once"),
+    ("--priority", Priority, "todo add"),
     (
         "--goal-id, --agent-id, --todo-id, --gate-id, --event-id, --bound-agent, "
         "--blocks-agent, --exclude-agent, --fingerprint",
         Id,
+        "every command and MCP tool; every id in a state file",
     ),
-    ("--until, LOOPX_NOW", InputTime),
+    ("--until, LOOPX_NOW", InputTime, "focus wait; the clock"),
 )
 """Every numeric option and id with its domain, as docs/cli.md lists them."""
 
