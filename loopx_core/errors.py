@@ -27,6 +27,7 @@ class ExitCode(IntEnum):
     PERMISSION_DENIED = 16
     CANCELLED = 17
     CLOSEOUT_REJECTED = 18
+    LEASE_LOST = 19
 
 
 class LoopxError(Exception):

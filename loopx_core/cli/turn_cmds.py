@@ -96,7 +96,42 @@ def cancel(
 
     with reporting(fmt):
         journal = cancel_turn(store(ctx), goal_id, agent_id, turn_key, now(), reason)
+        if journal is None:
+            emit(
+                {"goal_id": goal_id, "agent_id": agent_id, "turn_key": turn_key, "status": "cleared"},
+                fmt,
+                f"Cleared agent {agent_id}'s open turn: its journal was gone. A todo it claimed keeps "
+                "its lease until it expires (or `loopx todo release`).",
+            )
+            return
         emit_result(turn_result(journal), fmt)
+
+
+@app.command("renew")
+def renew(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    agent_id: AgentId,
+    turn_key: TurnKey,
+    lease_minutes: Annotated[
+        float | None, typer.Option("--lease-minutes", help="New lease length (default: the turn's).")
+    ] = None,
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Renew the todo lease of a long-running turn (a heartbeat); exit 19 when it was lost."""
+    from loopx_core.settlement.turns import renew_turn_lease
+
+    with reporting(fmt):
+        todo = renew_turn_lease(store(ctx), goal_id, agent_id, turn_key, now(), lease_minutes)
+        emit(
+            {"goal_id": goal_id, "agent_id": agent_id, "turn_key": turn_key, "todo": todo},
+            fmt,
+            lambda d: (
+                f"Lease of todo {d['todo']['todo_id']} renewed until {d['todo']['lease_expires_at']}"
+                if d["todo"]
+                else "A replan turn holds no lease: nothing to renew"
+            ),
+        )
 
 
 @app.command("run-once")
@@ -126,6 +161,10 @@ def run_once(
         list[str] | None,
         typer.Option("--available-capability", "-c", help="A capability the host offers now (repeat)."),
     ] = None,
+    lease_minutes: Annotated[
+        float,
+        typer.Option("--lease-minutes", help="Todo lease length, renewed while the host command runs."),
+    ] = 30.0,
     fmt: JsonFormat = Format.json,
 ) -> None:
     """Run one governed turn in-process: should-run, begin, host command, validation, writeback, spend.
@@ -144,6 +183,7 @@ def run_once(
             no_followup=no_follow_up,
             slots=slots,
             available_capabilities=tuple(available_capability) if available_capability else None,
+            lease_minutes=lease_minutes,
         )
         packet = drive(store(ctx), goal_id, agent_id, options, now)
         if packet.get("status") == "skipped":

@@ -30,6 +30,7 @@ class FailureKind(StrEnum):
     PERMISSION_DENIED = "permission_denied"
     CANCELLED = "cancelled"
     CLOSEOUT_REJECTED = "closeout_rejected"
+    LEASE_LOST = "lease_lost"
 
 
 class StepKind(StrEnum):

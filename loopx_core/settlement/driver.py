@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ class DriverOptions:
     no_followup: bool = False
     slots: int | None = None
     available_capabilities: tuple[str, ...] | None = None
+    lease_minutes: float = 30.0
 
 
 def run_once(
@@ -51,7 +53,13 @@ def run_once(
     if options.resume:
         if not open_key:
             raise NotFoundError(f"agent {agent_id!r} has no open turn to resume in goal {goal_id!r}")
-        journal = reopen(store, store.read_journal(goal_id, open_key), clock())
+        try:
+            journal = reopen(store, store.read_journal(goal_id, open_key), clock())
+        except NotFoundError:
+            raise NotFoundError(
+                f"agent {agent_id!r}'s open turn has no journal to resume: clear it with "
+                f"`loopx turn cancel --goal-id {goal_id} --agent-id {agent_id} --turn-key {open_key}`"
+            ) from None
     else:
         from loopx_core.decide.packet import build_packet, load_inputs
 
@@ -72,6 +80,7 @@ def run_once(
             todo_id=identity["todo_id"],
             replan=identity["todo_id"] is None,
             instance=identity["turn_instance_id"],
+            lease_minutes=options.lease_minutes,
         )
     ctx = TurnContext(
         store,
@@ -117,16 +126,9 @@ def _host(ctx: TurnContext, command: str, phase: str) -> None:
             "LOOPX_TODO_ID": journal.identity.get("todo_id") or "",
         }
         start = time.monotonic()
-        proc = subprocess.run(
-            command, shell=True, cwd=store.root, env=env, capture_output=True, text=True, check=False
-        )
-        receipt = {"exit_code": proc.returncode, "duration_seconds": round(time.monotonic() - start, 3)}
-        _journal(
-            ctx,
-            "host_execute",
-            receipt,
-            host_result={"output_tail": (proc.stdout + proc.stderr)[-HOST_OUTPUT_TAIL:]},
-        )
+        returncode, output = _run_holding_lease(ctx, journal, command, env)
+        receipt = {"exit_code": returncode, "duration_seconds": round(time.monotonic() - start, 3)}
+        _journal(ctx, "host_execute", receipt, host_result={"output_tail": output[-HOST_OUTPUT_TAIL:]})
         return
     exit_code = journal.phase("host_execute").receipt["exit_code"]  # type: ignore[union-attr]
     status = "succeeded" if exit_code == 0 else "failed"
@@ -140,6 +142,42 @@ def _host(ctx: TurnContext, command: str, phase: str) -> None:
         mark_failed(store, journal, failure, ctx.clock())
         raise SettlementError("writeback_rejected", failure["message"], step="typed_result")
     ctx.summary = f"host command succeeded in {journal.phase('host_execute').receipt['duration_seconds']}s"  # type: ignore[union-attr]
+
+
+def _run_holding_lease(ctx: TurnContext, journal: Any, command: str, env: dict[str, str]) -> tuple[int, str]:
+    """Run the host command, renewing the todo lease every third of its length while it runs.
+
+    If the lease is lost meanwhile (another agent took the todo over), the host command is
+    stopped and the turn refused as `lease_lost`: its work must not be settled.
+    """
+    from loopx_core.settlement.lease import hold_lease
+
+    minutes = journal.lease_minutes or 30.0
+    every = max(1.0, minutes * 60 / 3)
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(
+            command, shell=True, cwd=ctx.store.root, env=env, stdout=out, stderr=subprocess.STDOUT
+        )
+        while True:
+            try:
+                proc.wait(timeout=every)
+                break
+            except subprocess.TimeoutExpired:
+                lost = hold_lease(
+                    ctx.store, journal.settlement_identity(), ctx.clock(), lease_minutes=minutes
+                )
+                if lost:
+                    proc.kill()
+                    proc.wait()
+                    mark_failed(
+                        ctx.store,
+                        journal,
+                        {"kind": str(lost[0]), "step": "host_execute", "message": lost[1]},
+                        ctx.clock(),
+                    )
+                    raise SettlementError(str(lost[0]), lost[1], step="host_execute") from None
+        out.seek(0)
+        return proc.returncode, out.read().decode(errors="replace")
 
 
 def _journal(

@@ -15,6 +15,7 @@ from pydantic import AwareDatetime, Field
 
 from loopx_core.errors import UsageError
 from loopx_core.models.common import StrictModel
+from loopx_core.models.domain import Minutes
 from loopx_core.settlement.identity import TURN_KEY_PREFIX, SettlementIdentity
 
 PHASES: tuple[str, ...] = (
@@ -62,6 +63,8 @@ class TurnJournal(StrictModel):
     host_result: dict[str, Any] | None = None
     failure: dict[str, str] | None = None
     cancel_reason: str | None = None
+    lease_minutes: Minutes | None = None
+    """The todo lease length each settlement phase renews (None: the default)."""
 
     def settlement_identity(self) -> SettlementIdentity:
         """The identity this journal settles."""

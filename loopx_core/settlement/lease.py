@@ -71,6 +71,46 @@ def _write(state: GoalState, identity: SettlementIdentity, now: datetime, lease_
     return step
 
 
+def hold_lease(
+    store: FileStore,
+    identity: SettlementIdentity,
+    now: datetime,
+    *,
+    lease_minutes: float,
+    done_is_held: bool = False,
+) -> tuple[FailureKind, str] | None:
+    """Renew the turn's todo lease, or say it is lost (another agent holds it, or it ended).
+
+    A lease past its expiry that nobody took over is still this agent's: it is renewed.
+    `done_is_held`: a done todo counts as held (a closeout retried after its effect).
+    """
+    todo_id = identity.todo_id
+    if todo_id is None:
+        return None  # a replan turn holds no lease
+
+    class _Lost(Exception):
+        def __init__(self, message: str) -> None:
+            self.message = message
+
+    def renew(state: GoalState) -> None:
+        todo = state.todo(todo_id)
+        if todo is None:
+            raise _Lost(f"todo {todo_id!r} no longer exists")
+        if done_is_held and todo.status == "done":
+            return
+        if todo.claimed_by != identity.agent_id or todo.status != "claimed":
+            holder = f"is held by {todo.claimed_by!r}" if todo.claimed_by else f"is {todo.status}"
+            raise _Lost(f"todo {todo_id!r} {holder}: agent {identity.agent_id!r} lost its lease")
+        todo.lease_expires_at = now + timedelta(minutes=lease_minutes)
+        todo.updated_at = now
+
+    try:
+        store.update_goal(identity.goal_id, renew)
+    except _Lost as lost:
+        return FailureKind.LEASE_LOST, lost.message
+    return None
+
+
 def lease_todo(
     store: FileStore, identity: SettlementIdentity, now: datetime, *, lease_minutes: float
 ) -> SettlementResult:

@@ -88,6 +88,9 @@ def journal_step(ctx: TurnContext, kind: StepKind, perform: Callable[[TurnJourna
                 return result.add(
                     SettlementReceipt(str(kind), key, result.identity.effect_id, done.receipt, replayed=True)
                 )
+            lost = _hold_lease(ctx, journal, kind)
+            if lost:
+                return result.fail(lost[0], str(kind), lost[1])
             outcome = perform(journal)
             if isinstance(outcome[0], FailureKind):
                 return result.fail(outcome[0], str(kind), str(outcome[1]))
@@ -101,6 +104,21 @@ def journal_step(ctx: TurnContext, kind: StepKind, perform: Callable[[TurnJourna
             return result.add(SettlementReceipt(str(kind), key, result.identity.effect_id, detail), effect)
 
     return step
+
+
+def _hold_lease(ctx: TurnContext, journal: TurnJournal, kind: StepKind) -> tuple[FailureKind, str] | None:
+    """A todo turn settles only while its agent holds the todo's lease; each phase renews it."""
+    from loopx_core.ops.todos import DEFAULT_LEASE_MINUTES
+    from loopx_core.settlement.lease import hold_lease
+
+    minutes = journal.lease_minutes or DEFAULT_LEASE_MINUTES
+    return hold_lease(
+        ctx.store,
+        journal.settlement_identity(),
+        ctx.clock(),
+        lease_minutes=minutes,
+        done_is_held=kind is StepKind.TERMINAL_CLOSEOUT,
+    )
 
 
 def commit(store: FileStore, journal: TurnJournal, *, release: bool = True) -> None:

@@ -148,6 +148,7 @@ def begin_turn(
             plan=list(BASE_PLAN),
             started_at=now,
             updated_at=now,
+            lease_minutes=lease_minutes if todo_id is not None else None,
         )
         store.write_journal(journal)
 
@@ -164,7 +165,8 @@ def _existing(store: FileStore, goal_id: str, agent_id: str, key: str, todo_id: 
         journal = store.read_journal(goal_id, key)
     except NotFoundError:
         raise ConflictError(
-            f"agent {agent_id!r} has an open turn {key} without a journal: cancel it"
+            f"agent {agent_id!r} has an open turn whose journal is gone: clear it with "
+            f"`loopx turn cancel --goal-id {goal_id} --agent-id {agent_id} --turn-key {key}`"
         ) from None
     if journal.identity.get("todo_id") != todo_id:  # another todo, or a todo turn vs a replan one
         raise SettlementError(
@@ -205,10 +207,24 @@ def record_host_phases(
 
 def cancel_turn(
     store: FileStore, goal_id: str, agent_id: str, turn_key: str, now: datetime, reason: str | None
-) -> TurnJournal:
-    """Stop an open turn: its journal stays as a tombstone; its todo lease is released."""
+) -> TurnJournal | None:
+    """Stop an open turn: its journal stays as a tombstone; its todo lease is released.
+
+    An open turn of this agent whose journal is gone (lost, or deleted by hand) is cleared
+    from the goal so the agent can begin again: None says so.
+    """
     with store.goal_lock(goal_id):
-        journal = store.read_journal(goal_id, turn_key)
+        try:
+            journal = store.read_journal(goal_id, turn_key)
+        except NotFoundError:
+            if store.read_goal(goal_id).open_turns.get(agent_id) != turn_key:
+                raise
+
+            def forget(s: Any) -> None:
+                del s.open_turns[agent_id]
+
+            store.update_goal(goal_id, forget)
+            return None
         if journal.agent_id != agent_id:
             raise SettlementError(
                 "permission_denied",
@@ -236,6 +252,45 @@ def cancel_turn(
 
         store.update_goal(goal_id, release)
         return journal
+
+
+def renew_turn_lease(
+    store: FileStore,
+    goal_id: str,
+    agent_id: str,
+    turn_key: str,
+    now: datetime,
+    lease_minutes: float | None = None,
+) -> dict[str, Any] | None:
+    """Renew an open turn's todo lease (the turn's length unless given); the todo, or None for a replan.
+
+    Refused as `lease_lost` when another agent took the todo over, and like every step when
+    the turn is not this agent's or no longer open.
+    """
+    from loopx_core.models.domain import Minutes, check
+    from loopx_core.settlement.lease import hold_lease
+    from loopx_core.settlement.steps import TurnContext, guard
+
+    with store.goal_lock(goal_id):
+        journal = store.read_journal(goal_id, turn_key)
+        refusal = guard(TurnContext(store, goal_id, agent_id, turn_key, lambda: now), journal)
+        if refusal:
+            raise SettlementError(str(refusal[0]), refusal[1], step="renew")
+        if journal.status == "committed":
+            raise RefusedError(
+                "this turn is already settled: its lease is no longer renewed", code="already_committed"
+            )
+        identity = journal.settlement_identity()
+        if identity.todo_id is None:
+            return None
+        minutes = check(
+            "--lease-minutes", Minutes, lease_minutes or journal.lease_minutes or DEFAULT_LEASE_MINUTES
+        )
+        lost = hold_lease(store, identity, now, lease_minutes=minutes)
+        if lost:
+            raise SettlementError(str(lost[0]), lost[1], step="renew")
+        todo = store.read_goal(goal_id).todo(identity.todo_id)
+        return todo.model_dump(mode="json", exclude_none=True) if todo else None
 
 
 def mark_failed(store: FileStore, journal: TurnJournal, failure: dict[str, str], now: datetime) -> None:
