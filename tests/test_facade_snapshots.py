@@ -5,11 +5,12 @@ Changing a template without `pytest --snapshot-update` fails here.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import Cli
+from tests.conftest import LOOPX_BIN, Cli
 from tests.snapshot_ext import text_extension
 
 CASES = [
@@ -24,7 +25,12 @@ CASES = [
 
 
 @pytest.mark.parametrize(("surface", "scope", "layout"), CASES, ids=["-".join(c) for c in CASES])
-def test_generated_files(cli: Cli, tmp_path: Path, surface: str, scope: str, layout: str, snapshot) -> None:  # type: ignore[no-untyped-def]
+def test_generated_files(  # type: ignore[no-untyped-def]
+    cli: Cli, tmp_path: Path, surface: str, scope: str, layout: str, snapshot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(
+        "PATH", f"{LOOPX_BIN.parent}:{os.environ['PATH']}"
+    )  # `loopx` on PATH: files say `loopx`
     target = tmp_path / "target"
     result = cli(
         "workflow-skills",

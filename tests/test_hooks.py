@@ -22,6 +22,7 @@ BUILT_IN = ["claude-code", "codex-app", "dsh"]
 def test_there_are_hooks() -> None:
     assert HOOKS == [
         "loopx_heartbeat_prompt",
+        "loopx_host_steps",
         "loopx_packet_hints",
         "loopx_register_hook_handlers",
         "loopx_register_hosts",
@@ -65,6 +66,41 @@ def test_hook_loopx_render_facade() -> None:
                 assert files, (name, scope, layout)
                 assert len({(f.base, f.path) for f in files}) == len(files)
     assert pm.hook.loopx_render_facade(host="nobody", context=RenderContext(host="nobody")) is None
+
+
+def test_hook_loopx_host_steps() -> None:
+    """Each built-in host has notes of its own per operation; only DSH and Claude's plugin layout unregister."""
+    pm = get_plugin_manager()
+    unregisters = {}
+    for name, surface in hosts(pm).items():
+        for scope in surface.scopes:
+            for layout in surface.layouts:
+                if layout != "default" and scope != "project":
+                    continue
+                context = RenderContext(host=name, scope=scope, layout=layout, goal_id="g", agent_id="a")
+                install = pm.hook.loopx_host_steps(host=name, operation="install", context=context)
+                gone = pm.hook.loopx_host_steps(host=name, operation="uninstall", context=context)
+                assert install.notes and gone.notes and set(install.notes).isdisjoint(gone.notes)
+                assert not install.unregister
+                assert not any("/tmp" in n or n.count("/home/") for n in install.notes + gone.notes)
+                unregisters[(name, scope, layout)] = [" ".join(c) for c in gone.unregister]
+    assert unregisters[("dsh", "project", "default")] == ["dsh plugin --profile web remove loopx-dsh"]
+    assert unregisters[("claude-code", "project", "plugin")] == [
+        "claude plugin uninstall loopx@loopx",
+        "claude plugin marketplace remove loopx",
+    ]
+    assert unregisters[("codex-app", "user", "default")] == []
+    codex = pm.hook.loopx_host_steps(
+        host="codex-app", operation="install", context=RenderContext(host="codex-app", scope="project")
+    )
+    assert (
+        "$CODEX_HOME/config.toml" in codex.notes[0]
+        and '[projects."<dir>"] trust_level = "trusted"' in codex.notes[0]
+    )
+    assert (
+        pm.hook.loopx_host_steps(host="nobody", operation="install", context=RenderContext(host="nobody"))
+        is None
+    )
 
 
 def test_hook_loopx_packet_hints() -> None:

@@ -96,19 +96,27 @@ def test_user_edit_is_a_conflict_and_force_keeps_a_backup(cli: Cli, target: Path
     forced = skills(cli, "--install", "--surface", "claude-code", "--force", "-f", "json", target=target)
     assert forced.exit_code == 0  # type: ignore[attr-defined]
     backups = forced.json()["backups"]  # type: ignore[attr-defined]
-    assert len(backups) == 1 and Path(backups[0]).read_text() == edited
+    assert len(backups) == 1 and (target / backups[0]).read_text() == edited
+    assert backups[0].startswith(".loopx/backups/")  # shown relative to the target
     assert skill.read_text() != edited
-    Path(backups[0]).replace(skill)  # the backup restores the user's version
+    (target / backups[0]).replace(skill)  # the backup restores the user's version
     assert skill.read_text() == edited
 
 
 def test_uninstall_keeps_a_user_edited_file(cli: Cli, target: Path) -> None:
+    """All or nothing: the edited file stops the uninstall; --force removes it after a backup."""
     skills(cli, "--install", "--surface", "claude-code", target=target)
     command = target / ".claude/commands/loopx-status.md"
     command.write_text("mine now\n")
+    installed = tree(target)
     result = skills(cli, "--uninstall", "--surface", "claude-code", target=target)
-    assert result.exit_code == 5 and command.read_text() == "mine now\n"  # type: ignore[attr-defined]
-    assert not (target / ".claude/skills/loopx").exists()
+    assert result.exit_code == 5 and "Nothing written" in result.stdout  # type: ignore[attr-defined]
+    assert tree(target) == installed
+    forced = skills(cli, "--uninstall", "--surface", "claude-code", "--force", "-f", "json", target=target)
+    assert forced.exit_code == 0  # type: ignore[attr-defined]
+    (backup,) = forced.json()["backups"]  # type: ignore[attr-defined]
+    assert (target / backup).read_text() == "mine now\n"
+    assert not command.exists() and not (target / ".claude/skills/loopx").exists()
 
 
 def test_shared_skill_survives_until_its_last_owner_leaves(cli: Cli, target: Path) -> None:

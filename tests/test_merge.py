@@ -42,7 +42,7 @@ def test_toml_round_trip_keeps_everything_else() -> None:
     assert data["mcp_servers"]["loopx"] == {"command": "loopx", "args": ["mcp", "serve"]}
     assert data["mcp_servers"]["github"]["tools"]["search"]["approval_mode"] == "approve"
     assert merge.merge_toml(merged, FRAGMENT_TOML, TOML_KEYS, "config.toml") == merged  # idempotent
-    assert merge.has_toml(merged, FRAGMENT_TOML, TOML_KEYS)
+    assert merge.has("toml", merged, merge.Fragment(FRAGMENT_TOML, TOML_KEYS), "codex-app")
     assert merge.unmerge_toml(merged, FRAGMENT_TOML, TOML_KEYS, "config.toml") == USER_TOML
 
 

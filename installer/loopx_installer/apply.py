@@ -1,4 +1,4 @@
-"""Carry out a plan: atomic writes, backups before forced replacements, the manifest kept in step."""
+"""Carry out a plan: all or nothing, atomic writes, backups before forced replacements, the manifest in step."""
 
 from __future__ import annotations
 
@@ -8,18 +8,20 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
+from loopx_core.errors import RefusedError
 from loopx_core.store.atomic import atomic_write_bytes
+from loopx_installer.hostkeys import fingerprint
 from loopx_installer.manifest import FileRecord, Manifest, sha256
-from loopx_installer.paths import prune_dirs
+from loopx_installer.paths import confined, prune_dirs, relative_to_base
 from loopx_installer.plan import Action
 
 
-def diff(action: Action, shown: str) -> str:
+def diff(action: Action) -> str:
     """A unified diff of what the action would do to the file."""
+    shown = action.shown
     before = (action.before or "").splitlines(keepends=True)
-    after_text = (
-        action.after if action.status in ("create", "update", "merge") or action.restore_original else ""
-    )
+    writes = action.status in ("create", "update", "merge") or action.restore_original
+    after_text = action.after if writes else ""
     after = (after_text or "").splitlines(keepends=True)
     from_name = f"a/{shown}" if action.before is not None else "/dev/null"
     to_name = (
@@ -30,67 +32,101 @@ def diff(action: Action, shown: str) -> str:
     return "".join(difflib.unified_diff(before, after, from_name, to_name))
 
 
-def _write(path: Path, text: str, executable: bool, record: FileRecord) -> None:
-    if path.is_symlink():
-        raise OSError(f"refusing to write through the symlink {path}")
+def blocked(actions: list[Action], force: bool) -> int:
+    """How many conflicts stop the whole run (every one, unless --force; then only those it cannot fix)."""
+    return sum(1 for a in actions if a.status == "conflict" and (not force or a.hard))
+
+
+def _created(path: Path, root: Path) -> list[str]:
+    """Folders on the way to `path` (inside its base) that do not exist yet, relative to the base."""
     missing = [p for p in [path.parent, *path.parent.parents] if not p.exists()]
-    record.created_dirs = sorted({*record.created_dirs, *(str(p) for p in missing)})
-    _replace(path, text, 0o755 if executable else 0o644)
+    found = []
+    for folder in missing:
+        if folder == root:
+            found.append(".")
+        elif (rel := relative_to_base(root, folder)) is not None:
+            found.append(rel)
+    return found
 
 
-def _replace(path: Path, text: str, new_mode: int) -> None:
+def _write(path: Path, text: str, mode: int) -> None:
     """Write atomically, keeping an existing file's permissions (a private 0600 file stays private)."""
-    mode = path.stat().st_mode & 0o777 if path.exists() else new_mode
-    atomic_write_bytes(path, text.encode())
+    if path.is_symlink():
+        raise RefusedError(
+            "refusing to write through a symlink that appeared while installing", code="symlink"
+        )
+    if path.exists():
+        mode = path.stat().st_mode & 0o777
+    atomic_write_bytes(path, text.encode("utf-8"))
     os.chmod(path, mode)
 
 
-def _remove(path: Path, record: FileRecord, emptied: set[str]) -> None:
-    path.unlink(missing_ok=True)
-    emptied.update(record.created_dirs)
+def _backup(manifest: Manifest, action: Action, stamp: str) -> str:
+    target = manifest.roots["target"]
+    rel = f".loopx/backups/{stamp}/{action.base}/{action.rel}"
+    backup = confined(target, rel, "the backup folder")
+    backup.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(action.path, backup)
+    return rel
 
 
-def apply(host: str, actions: list[Action], manifest: Manifest, executables: set[str]) -> list[str]:
-    """Perform the actions; returns the backups made. The manifest is saved at the end."""
+def _record_sha(record: FileRecord, text: str | None) -> str | None:
+    keys = sorted({k for owner in record.owners.values() for k in owner.get("host_keys") or []})
+    owned = all(owner.get("merge") == "owned" for owner in record.owners.values())
+    return fingerprint(text, record.rel, keys) if owned else sha256(text)
+
+
+def apply(
+    host: str, actions: list[Action], manifest: Manifest, executables: set[str], *, force: bool
+) -> list[str]:
+    """Perform the actions unless a conflict blocks them all; returns the backups made (shown paths).
+
+    The manifest is saved at the end.
+    """
+    if blocked(actions, force):
+        return []
     backups: list[str] = []
-    emptied: set[str] = set()
+    emptied: set[Path] = set()
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     for action in actions:
-        name = str(action.path)
-        record = manifest.files.get(name)
         if action.status == "conflict":
             continue
+        name = str(action.path)
+        record = manifest.files.get(name)
+        if action.force_replace and action.before is not None:
+            backups.append(_backup(manifest, action, stamp))
         if action.owner:  # install side: create / update / merge / unchanged
             if record is None:
-                record = manifest.files[name] = FileRecord(original=action.before)
-            if action.force_replace and action.before is not None:
-                backup = manifest.path.parent / "backups" / stamp / name.lstrip("/")
-                backup.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(action.path, backup)
-                backups.append(str(backup))
+                record = manifest.files[name] = FileRecord(action.base, action.rel, original=action.before)
             if action.after is not None:
-                _write(action.path, action.after, name in executables, record)
+                root = manifest.roots[record.base]
+                record.created_dirs = sorted({*record.created_dirs, *_created(action.path, root)})
+                _write(action.path, action.after, 0o755 if name in executables else 0o644)
             record.owners[host] = action.owner
-            record.written_sha256 = sha256(action.after if action.after is not None else action.before)
+            record.written_sha256 = _record_sha(
+                record, action.after if action.after is not None else action.before
+            )
             continue
         if record is None:
             continue
         record.owners.pop(host, None)  # uninstall side: remove / merge / unchanged
         if action.status == "remove":
             if action.restore_original and action.after is not None:
-                _replace(action.path, action.after, 0o644)
+                _write(action.path, action.after, 0o644)
             elif action.before is not None:
-                _remove(action.path, record, emptied)
-            if not record.owners:
-                del manifest.files[name]
+                action.path.unlink(missing_ok=True)
+                emptied.update(manifest.dirs_of(record))
         elif action.status == "merge":
             if action.after:
-                _replace(action.path, action.after, 0o644)
+                _write(action.path, action.after, 0o644)
             else:
-                _remove(action.path, record, emptied)
-            record.written_sha256 = sha256(action.after)
-            if not record.owners:
-                del manifest.files[name]
+                action.path.unlink(missing_ok=True)
+                emptied.update(manifest.dirs_of(record))
+            record.written_sha256 = sha256(action.after) if action.after else None
+        if not record.owners:
+            if not action.path.exists():
+                emptied.update(manifest.dirs_of(record))
+            del manifest.files[name]
     prune_dirs(emptied)
     manifest.save()
     return backups

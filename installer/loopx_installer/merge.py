@@ -1,46 +1,97 @@
 """Merges into shared files: only LoopX's keys (JSON, TOML) or its marked block (Markdown) change.
 
-`merge` adds LoopX's fragment to a file's text; `unmerge` takes exactly that back out.
-Comments, order and foreign keys stay (tomlkit for TOML; insertion-ordered JSON).
+`rewrite` takes one fragment's keys out of a file's text and/or puts another's in. Comments,
+order and foreign keys stay (tomlkit for TOML; insertion-ordered JSON). Every result is read
+back with a strict parser (`json` without NaN or duplicate keys, `tomllib`) and compared with
+what the change should give on the parsed data: a file that would not re-parse, or would lose
+or change a key LoopX does not own, is a conflict and stays as it was. So is a file whose shape
+is not what the keys need (`{"mcpServers": []}`, `mcp_servers = 5`).
 """
 
 from __future__ import annotations
 
+import copy
 import json
+import math
+from collections.abc import Callable, Mapping, MutableMapping
+from dataclasses import dataclass
 from typing import Any
 
 from loopx_core.errors import ConflictError
 
 ARRAY = "[]"
 Keys = tuple[tuple[str, ...], ...]
+_TOMLKIT_FAILURES = (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError)
+"""What tomlkit raises on documents it cannot edit (its own errors derive from ValueError)."""
 
 
-def _walk(doc: Any, path: tuple[str, ...], create: bool, factory: Any) -> Any:
+@dataclass(frozen=True)
+class Fragment:
+    """LoopX's part of a shared file: the rendered fragment and the key paths it owns in it."""
+
+    text: str
+    keys: Keys = ()
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "a table/object"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return f"a {type(value).__name__}"
+
+
+def _child(node: Any, key: str, where: list[str], create: bool, factory: Callable[[], Any]) -> Any:
+    """`node[key]` (made with `factory` when missing and `create`), refusing a non-mapping on the way."""
+    if key not in node:
+        if not create:
+            return None
+        node[key] = factory()
+    value = node[key]
+    if not isinstance(value, MutableMapping):
+        raise ConflictError(f"{'.'.join([*where, key])} is {_kind(value)}, not a table/object")
+    return value
+
+
+def _parent(doc: Any, path: tuple[str, ...], create: bool, factory: Callable[[], Any]) -> Any:
     node = doc
+    for depth, key in enumerate(path):
+        node = _child(node, key, list(path[:depth]), create, factory)
+        if node is None:
+            return None
+    return node
+
+
+def _value(fragment: Any, path: tuple[str, ...]) -> Any:
+    node = fragment
     for key in path:
-        if key not in node:
-            if not create:
-                return None
-            node[key] = factory()
+        if not isinstance(node, Mapping) or key not in node:
+            raise ConflictError(f"LoopX's fragment has no value at {'.'.join(path)}")
         node = node[key]
     return node
 
 
-def _deep_set(target: Any, value: Any) -> None:
-    """Set every leaf of `value` into the mapping `target`, keeping keys `value` lacks."""
+def _deep_set(target: MutableMapping[str, Any], value: Mapping[str, Any]) -> None:
+    """Set every leaf of `value` into `target`, keeping keys `value` lacks."""
     for key, item in value.items():
-        if isinstance(item, dict) and key in target and hasattr(target[key], "items"):
+        if isinstance(item, Mapping) and isinstance(target.get(key), MutableMapping):
             _deep_set(target[key], item)
         else:
-            target[key] = item
+            target[key] = copy.deepcopy(item)
 
 
-def _deep_unset(target: Any, value: Any) -> None:
+def _deep_unset(target: MutableMapping[str, Any], value: Mapping[str, Any]) -> None:
     """Remove the leaves of `value` from `target`; drop mappings left empty."""
     for key, item in value.items():
         if key not in target:
             continue
-        if isinstance(item, dict) and hasattr(target[key], "items"):
+        if isinstance(item, Mapping) and isinstance(target[key], MutableMapping):
             _deep_unset(target[key], item)
             if not target[key]:
                 del target[key]
@@ -48,140 +99,243 @@ def _deep_unset(target: Any, value: Any) -> None:
             del target[key]
 
 
-def _apply(doc: Any, fragment: Any, keys: Keys, factory: Any, add: bool) -> None:
+def _add(doc: Any, fragment: Any, keys: Keys, factory: Callable[[], Any]) -> None:
     for path in keys:
         is_array = path[-1] == ARRAY
         where = path[:-1] if is_array else path
-        value = _walk(fragment, where, False, factory)
-        if value is None:
-            raise ValueError(f"fragment has no value at {'.'.join(where)}")
+        value = _value(fragment, where)
+        parent = _parent(doc, where[:-1], True, factory)
+        key = where[-1]
         if is_array:
-            parent = _walk(doc, where[:-1], add, factory)
-            if parent is None:
-                continue
-            if add:
-                items = parent.setdefault(where[-1], [])
-                items.extend(v for v in value if v not in items)
-            elif where[-1] in parent:
-                kept = [v for v in parent[where[-1]] if v not in value]
-                if kept:
-                    parent[where[-1]] = kept
-                else:
-                    del parent[where[-1]]
+            if key not in parent:
+                parent[key] = []
+            items = parent[key]
+            if not isinstance(items, list):
+                raise ConflictError(f"{'.'.join(where)} is {_kind(items)}, not an array")
+            items.extend(copy.deepcopy(v) for v in value if v not in items)
+        elif isinstance(value, Mapping) and isinstance(parent.get(key), MutableMapping):
+            _deep_set(parent[key], value)
         else:
-            parent = _walk(doc, where[:-1], add, factory)
-            if parent is None:
-                continue
-            if add:
-                if where[-1] in parent and hasattr(parent[where[-1]], "items") and isinstance(value, dict):
-                    _deep_set(parent[where[-1]], value)
-                else:
-                    parent[where[-1]] = value
-            elif where[-1] in parent:
-                if hasattr(parent[where[-1]], "items") and isinstance(value, dict):
-                    _deep_unset(parent[where[-1]], value)
-                    if not parent[where[-1]]:
-                        del parent[where[-1]]
-                else:
-                    del parent[where[-1]]
-        if not add:
-            _prune(doc, where[:-1])
+            parent[key] = copy.deepcopy(value)
+
+
+def _remove(doc: Any, fragment: Any, keys: Keys) -> None:
+    for path in keys:
+        is_array = path[-1] == ARRAY
+        where = path[:-1] if is_array else path
+        value = _value(fragment, where)
+        parent = _parent(doc, where[:-1], False, dict)
+        key = where[-1]
+        if parent is None or key not in parent:
+            continue
+        if is_array:
+            items = parent[key]
+            if not isinstance(items, list):
+                raise ConflictError(f"{'.'.join(where)} is {_kind(items)}, not an array")
+            kept = [v for v in items if v not in value]
+            if kept:
+                if len(kept) != len(items):
+                    parent[key] = kept
+            else:
+                del parent[key]
+        elif isinstance(value, Mapping) and isinstance(parent[key], MutableMapping):
+            _deep_unset(parent[key], value)
+            if not parent[key]:
+                del parent[key]
+        else:
+            del parent[key]
+        _prune(doc, where[:-1])
 
 
 def _prune(doc: Any, path: tuple[str, ...]) -> None:
     """Drop mappings on `path` that the removal left empty (deepest first)."""
     for depth in range(len(path), 0, -1):
-        parent = _walk(doc, path[: depth - 1], False, dict)
+        parent = _parent(doc, path[: depth - 1], False, dict)
         key = path[depth - 1]
-        if parent is not None and key in parent and hasattr(parent[key], "items") and not parent[key]:
+        if parent is not None and isinstance(parent.get(key), Mapping) and not parent[key]:
             del parent[key]
 
 
-# -- JSON ----------------------------------------------------------------------------------
-def _load_json(text: str, what: str) -> dict[str, Any]:
+def present(doc: Any, fragment: Any, keys: Keys) -> list[str]:
+    """The owned key paths (dotted) that already hold something in `doc`: LoopX's array elements
+    already in their array, or any value at an owned key."""
+    found = []
+    for path in keys:
+        is_array = path[-1] == ARRAY
+        where = path[:-1] if is_array else path
+        parent = _parent(doc, where[:-1], False, dict)
+        if parent is None or where[-1] not in parent:
+            continue
+        if not is_array:
+            found.append(".".join(where))
+        elif isinstance(parent[where[-1]], list) and any(
+            v in parent[where[-1]] for v in _value(fragment, where)
+        ):
+            found.append(".".join(where) + "[]")
+    return found
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal data, NaN equal to NaN (TOML has nan), dict order ignored, types compared."""
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return bool(a == b)
+
+
+# -- strict readers -------------------------------------------------------------------------
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise ValueError(f"duplicate key {key[:40]!r}")
+        found[key] = value
+    return found
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def strict_json(text: str, what: str) -> dict[str, Any]:
+    """A JSON object, read strictly (no NaN/Infinity, no duplicate keys); ConflictError otherwise."""
     try:
-        doc = json.loads(text) if text.strip() else {}
-    except ValueError as exc:
+        doc = (
+            json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+            if text.strip()
+            else {}
+        )
+    except json.JSONDecodeError as exc:
         raise ConflictError(f"{what} is not valid JSON ({exc.msg}); left unchanged") from None
+    except (ValueError, RecursionError) as exc:
+        reason = str(exc) if isinstance(exc, ValueError) else "nested too deeply"
+        raise ConflictError(f"{what} is not valid JSON ({reason}); left unchanged") from None
     if not isinstance(doc, dict):
-        raise ConflictError(f"{what} is not a JSON object; left unchanged")
+        raise ConflictError(f"{what} is {_kind(doc)}, not a JSON object; left unchanged")
     return doc
 
 
-def _dump_json(doc: dict[str, Any]) -> str:
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+def strict_toml(text: str, what: str) -> dict[str, Any]:
+    """A TOML document, read by `tomllib`; ConflictError otherwise."""
+    import tomllib
 
-
-def merge_json(current: str | None, fragment: str, keys: Keys, what: str) -> str:
-    """`current` with the fragment's owned keys set."""
-    doc = _load_json(current or "", what)
-    _apply(doc, json.loads(fragment), keys, dict, add=True)
-    return _dump_json(doc)
-
-
-def unmerge_json(current: str, fragment: str, keys: Keys, what: str) -> str | None:
-    """`current` without the fragment's owned keys (None: nothing of the file is left)."""
-    doc = _load_json(current, what)
-    _apply(doc, json.loads(fragment), keys, dict, add=False)
-    return _dump_json(doc) if doc else None
-
-
-def has_json(current: str, fragment: str, keys: Keys) -> bool:
-    """True when every owned key of the fragment is present with its value."""
     try:
-        doc = json.loads(current)
-    except ValueError:
-        return False
-    return merge_json(current, fragment, keys, "file") == _dump_json(doc)
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConflictError(f"{what} is not valid TOML ({exc}); left unchanged") from None
+    except (RecursionError, ValueError):
+        raise ConflictError(f"{what} is not valid TOML (nested too deeply); left unchanged") from None
+
+
+def strict(kind: str, text: str, what: str) -> dict[str, Any]:
+    """The file's data read with the strict parser of its kind."""
+    return strict_json(text, what) if kind == "json" else strict_toml(text, what)
+
+
+def _fragment(kind: str, fragment: Fragment) -> dict[str, Any]:
+    return strict(kind, fragment.text, "LoopX's fragment")
+
+
+def expected(
+    kind: str, current: str | None, remove: Fragment | None, add: Fragment | None, what: str
+) -> dict[str, Any]:
+    """What the file's data must be after the change, computed on plain parsed data."""
+    data = strict(kind, current or "", what)
+    if remove is not None:
+        _remove(data, _fragment(kind, remove), remove.keys)
+    if add is not None:
+        _add(data, _fragment(kind, add), add.keys, dict)
+    return data
+
+
+def _checked(kind: str, text: str | None, want: dict[str, Any], what: str) -> str | None:
+    """`text` if it re-parses strictly to `want`; ConflictError otherwise."""
+    try:
+        got = strict(kind, text or "", what) if text is not None else {}
+    except ConflictError:
+        raise ConflictError(f"{what}: merging would leave invalid {kind.upper()}; left unchanged") from None
+    if not _same(got, want):
+        raise ConflictError(f"{what}: merging would change keys LoopX does not own; left unchanged")
+    return text
+
+
+# -- JSON ----------------------------------------------------------------------------------
+def _dump_json(doc: dict[str, Any], what: str) -> str:
+    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConflictError(f"{what} holds text that is not valid Unicode; left unchanged") from None
+    return text
+
+
+def _rewrite_json(
+    current: str | None, remove: Fragment | None, add: Fragment | None, what: str
+) -> str | None:
+    want = expected("json", current, remove, add, what)
+    doc = strict_json(current or "", what)
+    if remove is not None:
+        _remove(doc, _fragment("json", remove), remove.keys)
+    if add is not None:
+        _add(doc, _fragment("json", add), add.keys, dict)
+    return _checked("json", _dump_json(doc, what) if doc else None, want, what)
 
 
 # -- TOML ----------------------------------------------------------------------------------
-def _load_toml(text: str, what: str) -> Any:
-    import tomlkit
-    from tomlkit.exceptions import TOMLKitError
-
-    try:
-        return tomlkit.parse(text)
-    except TOMLKitError as exc:
-        raise ConflictError(f"{what} is not valid TOML ({exc}); left unchanged") from None
-
-
 def _toml_table() -> Any:
     import tomlkit
 
     return tomlkit.table(is_super_table=True)
 
 
-def merge_toml(current: str | None, fragment: str, keys: Keys, what: str) -> str:
-    """`current` with the fragment's owned tables/keys set; comments and foreign keys kept."""
+def _toml_doc(text: str, what: str) -> Any:
     import tomlkit
 
-    doc = _load_toml(current or "", what)
-    if all(_walk(doc.unwrap(), path, False, dict) is None for path in keys):
-        # none of our tables exist yet: append the fragment as written, after a blank line
-        text = (current or "").rstrip("\n")
-        return (text + "\n\n" if text else "") + fragment.rstrip("\n") + "\n"
-    _apply(doc, tomlkit.parse(fragment).unwrap(), keys, _toml_table, add=True)
-    text = tomlkit.dumps(doc)
-    return text if text.endswith("\n") or not text else text + "\n"
-
-
-def unmerge_toml(current: str, fragment: str, keys: Keys, what: str) -> str | None:
-    """`current` without the fragment's owned keys (None: nothing is left)."""
-    import tomlkit
-
-    doc = _load_toml(current, what)
-    _apply(doc, tomlkit.parse(fragment).unwrap(), keys, _toml_table, add=False)
-    text = tomlkit.dumps(doc)
-    return text.rstrip("\n") + "\n" if text.strip() else None  # drop the blank line merge added
-
-
-def has_toml(current: str, fragment: str, keys: Keys) -> bool:
-    """True when every owned key of the fragment is present with its value."""
     try:
-        return merge_toml(current, fragment, keys, "file") == current
+        return tomlkit.parse(text)
+    except _TOMLKIT_FAILURES as exc:
+        raise ConflictError(f"{what} is not valid TOML ({str(exc)[:120]}); left unchanged") from None
+
+
+def _append(current: str | None, add: Fragment) -> str:
+    text = (current or "").rstrip("\n")
+    return (text + "\n\n" if text else "") + add.text.rstrip("\n") + "\n"
+
+
+def _rewrite_toml(
+    current: str | None, remove: Fragment | None, add: Fragment | None, what: str
+) -> str | None:
+    import tomlkit
+
+    want = expected("toml", current, remove, add, what)
+    doc = _toml_doc(current or "", what)
+    try:
+        if remove is not None:
+            _remove(doc, _fragment("toml", remove), remove.keys)
+        base = tomlkit.dumps(doc)
+        if add is not None and not present(doc.unwrap(), _fragment("toml", add), add.keys):
+            # none of our keys exist: append the fragment as written (the user's text stays as it is)
+            try:
+                return _checked("toml", _append(base if remove is not None else current, add), want, what)
+            except ConflictError:
+                pass  # e.g. an inline `mcp_servers = {...}` cannot take a [mcp_servers.loopx] header
+        if add is not None:
+            _add(doc, _fragment("toml", add), add.keys, _toml_table)
+        text = tomlkit.dumps(doc)
     except ConflictError:
-        return False
+        raise
+    except _TOMLKIT_FAILURES as exc:
+        raise ConflictError(f"{what} cannot be merged safely ({str(exc)[:120]}); left unchanged") from None
+    if add is None:
+        text = text.rstrip("\n") + "\n" if text.strip() else ""  # drop the blank line merge added
+    elif not text.endswith("\n"):
+        text += "\n"
+    return _checked("toml", text if text.strip() else None, want, what)
 
 
 # -- Markdown -----------------------------------------------------------------------------
@@ -231,3 +385,61 @@ def unmerge_markdown(current: str, owner: str) -> str | None:
 def has_markdown(current: str, block: str, owner: str) -> bool:
     """True when the marked block is present with this body."""
     return merge_markdown(current, block, owner) == current
+
+
+# -- one entry point per operation ------------------------------------------------------------
+def rewrite(
+    kind: str, current: str | None, remove: Fragment | None, add: Fragment | None, what: str, owner: str
+) -> str | None:
+    """The file after taking `remove`'s keys out and putting `add`'s in (None: nothing is left).
+
+    ConflictError when the file cannot take the change safely.
+    """
+    if kind == "markdown":
+        text = current
+        if remove is not None and text is not None:
+            text = unmerge_markdown(text, owner)
+        return merge_markdown(text, add.text, owner) if add is not None else text
+    if kind == "json":
+        return _rewrite_json(current, remove, add, what)
+    return _rewrite_toml(current, remove, add, what)
+
+
+def foreign_owned(kind: str, current: str | None, add: Fragment, what: str, owner: str) -> list[str]:
+    """Owned keys that already hold something LoopX did not write (before LoopX owns the file)."""
+    if current is None:
+        return []
+    if kind == "markdown":
+        return [f"the LoopX block for {owner}"] if _find(current, owner) is not None else []
+    return present(strict(kind, current, what), _fragment(kind, add), add.keys)
+
+
+def has(kind: str, current: str, add: Fragment, owner: str) -> bool:
+    """True when every owned key of the fragment is present with its value."""
+    if kind == "markdown":
+        return has_markdown(current, add.text, owner)
+    try:
+        data = strict(kind, current, "file")
+        return _same(data, expected(kind, current, None, add, "file"))
+    except ConflictError:
+        return False
+
+
+def merge_json(current: str | None, fragment: str, keys: Keys, what: str) -> str:
+    """`current` with the fragment's owned keys set."""
+    return rewrite("json", current, None, Fragment(fragment, keys), what, "") or ""
+
+
+def unmerge_json(current: str, fragment: str, keys: Keys, what: str) -> str | None:
+    """`current` without the fragment's owned keys (None: nothing of the file is left)."""
+    return rewrite("json", current, Fragment(fragment, keys), None, what, "")
+
+
+def merge_toml(current: str | None, fragment: str, keys: Keys, what: str) -> str:
+    """`current` with the fragment's owned tables/keys set; comments and foreign keys kept."""
+    return rewrite("toml", current, None, Fragment(fragment, keys), what, "") or ""
+
+
+def unmerge_toml(current: str, fragment: str, keys: Keys, what: str) -> str | None:
+    """`current` without the fragment's owned keys (None: nothing is left)."""
+    return rewrite("toml", current, Fragment(fragment, keys), None, what, "")

@@ -1,4 +1,8 @@
-"""Where facade files go: bases per scope, and path checks (no symlinks, nothing outside)."""
+"""Where facade files go: bases per scope, and path checks (no symlinks, nothing outside a base).
+
+Messages never show an absolute path: `display` names a file relative to the target, `~`, or
+the environment variable of its base (`$CODEX_HOME/config.toml`).
+"""
 
 from __future__ import annotations
 
@@ -9,16 +13,36 @@ from pathlib import Path, PurePosixPath
 from loopx_core.errors import RefusedError, UsageError
 from loopx_core.hosts.model import BASES
 
+BASE_NAMES = {
+    "home": "~",
+    "claude_config": "$CLAUDE_CONFIG_DIR",
+    "claude_json": "~",
+    "codex_home": "$CODEX_HOME",
+    "dsh_home": "$DSH_HOME",
+    "dsh_agents_home": "$DSH_AGENTS_HOME",
+}
+"""How messages name each home base (the target is named by relative paths)."""
+MANIFEST = ".loopx/facades.json"
+"""The manifest's place under the target (project) or the home folder (user scope)."""
+
 
 def bases(scope: str, target: Path | None) -> dict[str, Path]:
     """Absolute folder for each base name.
 
-    Project scope (and any `--target`) puts everything under one folder. User scope honours
-    `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `DSH_HOME` and `DSH_AGENTS_HOME`.
+    Project scope (and any `--target`) puts everything under one folder; a `--target` that is a
+    symlink is refused. User scope honours `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `DSH_HOME` and
+    `DSH_AGENTS_HOME`.
     """
+    if target is not None and target.is_symlink():
+        raise RefusedError(
+            "refusing --target: it is a symlink (give the folder it points to)", code="symlink"
+        )
+    if target is not None and target.exists() and not target.is_dir():
+        raise UsageError("--target must be a folder")
     if target is not None or scope == "project":
-        root = (target or Path.cwd()).resolve()
-        return dict.fromkeys(BASES, root)
+        root = (target or Path.cwd()).absolute()
+        root = Path(os.path.normpath(root))
+        return dict.fromkeys(BASES, root.resolve() if root.exists() else root)
     home = Path(os.environ.get("HOME") or Path.home()).resolve()
 
     def env(name: str, default: Path) -> Path:
@@ -39,36 +63,79 @@ def bases(scope: str, target: Path | None) -> dict[str, Path]:
 
 
 def manifest_path(scope: str, target: Path | None) -> Path:
-    """The manifest of what LoopX installed: `<target>/.loopx/facades.json`, or `~/.loopx/facades.json`."""
-    return bases(scope, target)["target"] / ".loopx" / "facades.json"
+    """The manifest of what LoopX installed: `<target>/.loopx/facades.json`, or `~/.loopx/facades.json`.
+
+    `.loopx` (and the manifest itself) being a symlink is refused: writing through it would
+    put LoopX's bookkeeping, and its backups, wherever the link points.
+    """
+    root = bases(scope, target)["target"]
+    return confined(root, MANIFEST, "the manifest")
 
 
-def safe_path(base: Path, relative: str) -> Path:
-    """`base/relative`, refusing absolute paths, `..`, and any symlink on the way (or at the end)."""
+def _parts(relative: str) -> tuple[str, ...] | None:
     rel = PurePosixPath(relative)
-    if rel.is_absolute() or not rel.parts or any(p in ("..", ".", "") for p in rel.parts):
-        raise UsageError(f"facade path {relative!r} must be relative and stay inside {base}")
+    if rel.is_absolute() or "\\" in relative or "\x00" in relative:
+        return None
+    parts = tuple(relative.split("/"))
+    if not parts or any(p in ("..", ".", "") for p in parts):
+        return None
+    return parts
+
+
+def confined(base: Path, relative: str, what: str) -> Path:
+    """`base/relative` for a path LoopX read from a file: refused (exit 7) if it leaves `base`.
+
+    Refused: absolute paths, `..`, empty parts and any symlink on the way (or at the end).
+    """
+    parts = _parts(relative)
+    if parts is None:
+        raise RefusedError(
+            f"{what} names {relative[:80]!r}, which is not a plain relative path inside its base; "
+            "nothing written",
+            code="outside_target",
+        )
     path = base
-    for part in rel.parts:
+    for index, part in enumerate(parts):
         path = path / part
         if path.is_symlink():
-            raise RefusedError(f"refusing to write through the symlink {path}", code="symlink")
-    if not path.resolve().is_relative_to(base.resolve()):
-        raise RefusedError(f"refusing to write outside {base}: {path}", code="outside_target")
+            shown = "/".join(parts[: index + 1])
+            raise RefusedError(f"refusing to write through the symlink {shown}", code="symlink")
     return path
 
 
+def safe_path(base: Path, relative: str) -> Path:
+    """`base/relative` for a facade file: a plugin's bad path is a usage error, a symlink is refused."""
+    if _parts(relative) is None:
+        raise UsageError(f"facade path {relative[:80]!r} must be relative and stay inside its base")
+    return confined(base, relative, "the facade")
+
+
+def relative_to_base(base: Path, path: Path) -> str | None:
+    """`path` as a POSIX path relative to `base`, None when it is not strictly inside."""
+    try:
+        rel = path.relative_to(base)
+    except ValueError:
+        return None
+    return rel.as_posix() if rel.parts else None
+
+
 def display(path: Path, roots: dict[str, Path]) -> str:
-    """A short name for a path: relative to the target, else with the home folder as `~`."""
+    """A short name for a path: relative to the target, else `~/...` or `$CODEX_HOME/...`."""
     target = roots["target"]
-    if path.is_relative_to(target):
-        return str(path.relative_to(target))
-    home = roots["home"]
-    return "~/" + str(path.relative_to(home)) if path.is_relative_to(home) else str(path)
+    if path.is_relative_to(target) and path != target:
+        return path.relative_to(target).as_posix()
+    found = [(name, root) for name, root in roots.items() if name != "target" and path.is_relative_to(root)]
+    if found:
+        name, root = max(found, key=lambda item: len(item[1].parts))
+        rel = path.relative_to(root).as_posix()
+        return f"{BASE_NAMES.get(name, name)}/{rel}" if rel != "." else BASE_NAMES.get(name, name)
+    return f"<outside>/{path.name}"
 
 
-def prune_dirs(folders: set[str] | list[str]) -> None:
+def prune_dirs(folders: set[Path] | list[Path]) -> None:
     """Remove folders LoopX created, deepest first, where nothing else lives in them now."""
-    for folder in sorted(set(folders), key=lambda f: f.count("/"), reverse=True):
+    for folder in sorted(set(folders), key=lambda f: len(f.parts), reverse=True):
+        if folder.is_symlink():
+            continue
         with contextlib.suppress(OSError):
-            Path(folder).rmdir()
+            folder.rmdir()

@@ -1,7 +1,12 @@
-"""Plan before writing: for every file, create / update / unchanged / merge / conflict / remove."""
+"""Plan before writing: for every file, create / update / unchanged / merge / conflict / remove.
+
+Planning reads every file and decides everything; nothing is written until every file has
+been planned, so one conflict anywhere stops the whole run (unless `--force`).
+"""
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -9,8 +14,8 @@ from typing import Any
 from loopx_core.errors import ConflictError
 from loopx_core.hosts.model import FacadeFile
 from loopx_installer import merge
+from loopx_installer.hostkeys import adopt, fingerprint
 from loopx_installer.manifest import FileRecord, Manifest, sha256
-from loopx_installer.paths import safe_path
 
 STATUSES = ("create", "update", "unchanged", "merge", "conflict", "remove")
 
@@ -20,6 +25,7 @@ class Action:
     """What the installer will do to one file."""
 
     path: Path
+    shown: str
     status: str
     before: str | None
     after: str | None
@@ -29,125 +35,195 @@ class Action:
     detail: str = ""
     restore_original: bool = False
     force_replace: bool = False
+    """Replaces something LoopX did not write (--force): the file is backed up first."""
+    hard: bool = False
+    """A conflict --force cannot resolve (the file cannot be read or merged safely)."""
+    base: str = "target"
+    rel: str = ""
 
 
-def _read(path: Path) -> str | None:
+@dataclass(frozen=True)
+class Placed:
+    """A facade file and where it lands."""
+
+    file: FacadeFile
+    path: Path
+    shown: str
+
+
+def read(path: Path, shown: str) -> str | None:
+    """A file's UTF-8 text (None: no file); ConflictError for anything that is not readable text."""
     try:
-        return path.read_text(encoding="utf-8")
+        mode = path.lstat().st_mode
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        raise ConflictError(f"{shown} cannot be read ({exc.strerror}); left unchanged") from None
+    if not stat.S_ISREG(mode):
+        raise ConflictError(f"{shown} is not a regular file; left unchanged")
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConflictError(f"{shown} is not UTF-8 text; left unchanged") from None
+    except OSError as exc:
+        raise ConflictError(f"{shown} cannot be read ({exc.strerror}); left unchanged") from None
 
 
-def _merged(kind: str, current: str | None, f: FacadeFile, host: str, what: str) -> str:
-    if kind == "json":
-        return merge.merge_json(current, f.content, f.owned_keys, what)
-    if kind == "toml":
-        return merge.merge_toml(current, f.content, f.owned_keys, what)
-    return merge.merge_markdown(current, f.content, host)
+def _keys(owner: dict[str, Any]) -> merge.Keys:
+    return tuple(tuple(k) for k in owner.get("owned_keys") or [])
 
 
-def _unmerged(kind: str, current: str, owner: dict[str, Any], host: str, what: str) -> str | None:
-    keys = tuple(tuple(k) for k in owner.get("owned_keys", []))
-    if kind == "json":
-        return merge.unmerge_json(current, owner["fragment"], keys, what)
-    if kind == "toml":
-        return merge.unmerge_toml(current, owner["fragment"], keys, what)
-    return merge.unmerge_markdown(current, host)
+def _host_keys(record: FileRecord | None) -> list[str]:
+    if record is None:
+        return []
+    return sorted({k for owner in record.owners.values() for k in owner.get("host_keys") or []})
 
 
-def plan_install(
-    host: str, files: list[tuple[FacadeFile, Path]], manifest: Manifest, *, force: bool
-) -> list[Action]:
-    """Actions that put `files` (facade file, base folder) in place for `host`."""
+def _hard(place: Placed, exc: ConflictError, current: str | None = None) -> Action:
+    return Action(place.path, place.shown, "conflict", current, None, detail=exc.message, hard=True)
+
+
+def plan_install(host: str, files: list[Placed], manifest: Manifest, *, force: bool) -> list[Action]:
+    """Actions that put `files` in place for `host` (and take out what it no longer renders)."""
     actions: list[Action] = []
     wanted: set[str] = set()
-    for f, base in files:
-        path = safe_path(base, f.path)
-        wanted.add(str(path))
-        current = _read(path)
-        record = manifest.files.get(str(path))
-        actions.append(_install_one(host, f, path, current, record, force))
+    for place in files:
+        wanted.add(str(place.path))
+        record = manifest.files.get(str(place.path))
+        try:
+            current = read(place.path, place.shown)
+            action = _install_one(host, place, current, record, force)
+        except ConflictError as exc:
+            action = _hard(place, exc)
+        action.base, action.rel = (record.base, record.rel) if record else (place.file.base, place.file.path)
+        actions.append(action)
     for name, record in manifest.owned_by(host).items():
         if name not in wanted:  # installed before, no longer rendered: stale
-            actions.append(_uninstall_one(host, Path(name), _read(Path(name)), record, manifest, force))
+            actions.append(_uninstall(host, manifest, name, record, force))
     return actions
 
 
-def _install_one(
-    host: str, f: FacadeFile, path: Path, current: str | None, record: FileRecord | None, force: bool
+def _install_owned(
+    host: str, place: Placed, current: str | None, record: FileRecord | None, force: bool
 ) -> Action:
-    if f.merge == "owned":
-        owner = {"merge": "owned", "sha256": sha256(f.content), "shared": f.shared}
-        if current is None:
-            return Action(path, "create", None, f.content, owner)
-        if current == f.content:
-            return Action(path, "unchanged", current, None, owner)
-        ours = record is not None and sha256(current) == record.written_sha256
-        if ours and (host in record.owners or f.shared):
-            return Action(path, "update", current, f.content, owner)
-        reason = (
-            "edited since LoopX wrote it" if record is not None else "exists and was not written by LoopX"
-        )
-        if force:
-            return Action(
-                path,
-                "update",
-                current,
-                f.content,
-                owner,
-                detail=f"{reason}; replaced (--force), backup kept",
-                force_replace=True,
-            )
-        return Action(
-            path, "conflict", current, None, {}, detail=f"{reason}; kept (use --force to replace it)"
-        )
-    owner = {"merge": f.merge, "fragment": f.content, "owned_keys": [list(k) for k in f.owned_keys]}
-    try:
-        after = _merged(f.merge, current, f, host, str(path))
-    except ConflictError as exc:
-        return Action(path, "conflict", current, None, {}, detail=exc.message)
+    f = place.file
+    owner = {
+        "merge": "owned",
+        "sha256": sha256(f.content),
+        "shared": f.shared,
+        "host_keys": list(f.host_keys),
+    }
+    act = Action(place.path, place.shown, "create", current, f.content, owner)
     if current is None:
-        return Action(path, "create", None, after, owner)
+        return act
+    wanted = adopt(f.content, current, f.path, f.host_keys)
+    act.after = wanted
+    if current == wanted:
+        act.status, act.after = "unchanged", None
+        return act
+    keys = sorted({*f.host_keys, *_host_keys(record)})
+    ours = record is not None and fingerprint(current, f.path, keys) == record.written_sha256
+    if ours and record is not None and (host in record.owners or f.shared):
+        act.status = "update"
+        return act
+    reason = "edited since LoopX wrote it" if record is not None else "exists and was not written by LoopX"
+    if force:
+        act.status, act.force_replace = "update", True
+        act.detail = f"{reason}; replaced (--force), backup kept"
+        return act
+    return Action(
+        place.path,
+        place.shown,
+        "conflict",
+        current,
+        None,
+        detail=f"{reason}; kept (use --force to replace it)",
+    )
+
+
+def _install_one(
+    host: str, place: Placed, current: str | None, record: FileRecord | None, force: bool
+) -> Action:
+    f = place.file
+    if f.merge == "owned":
+        return _install_owned(host, place, current, record, force)
+    owner = {"merge": f.merge, "fragment": f.content, "owned_keys": [list(k) for k in f.owned_keys]}
+    add = merge.Fragment(f.content, f.owned_keys)
+    previous = record.owners.get(host) if record is not None else None
+    remove = None
+    force_replace = False
+    detail = ""
+    if previous is not None and previous.get("merge") == f.merge and previous.get("fragment") != f.content:
+        remove = merge.Fragment(previous.get("fragment") or "", _keys(previous))
+    if previous is None:
+        foreign = merge.foreign_owned(f.merge, current, add, place.shown, host)
+        if foreign and not force:
+            return Action(
+                place.path,
+                place.shown,
+                "conflict",
+                current,
+                None,
+                detail=f"{', '.join(foreign)} already there and not written by LoopX; kept "
+                "(use --force to replace it)",
+            )
+        if foreign:
+            force_replace, detail = True, f"{', '.join(foreign)} replaced (--force), backup kept"
+    after = merge.rewrite(f.merge, current, remove, add, place.shown, host)
+    if current is None:
+        return Action(place.path, place.shown, "create", None, after, owner)
     if after == current:
-        return Action(path, "unchanged", current, None, owner)
-    return Action(path, "merge", current, after, owner)
+        return Action(place.path, place.shown, "unchanged", current, None, owner)
+    return Action(
+        place.path, place.shown, "merge", current, after, owner, detail, force_replace=force_replace
+    )
 
 
 def plan_uninstall(host: str, manifest: Manifest, *, force: bool) -> list[Action]:
     """Actions that take `host`'s files and keys back out, leaving everything else as it was."""
-    return [
-        _uninstall_one(host, Path(name), _read(Path(name)), record, manifest, force)
-        for name, record in manifest.owned_by(host).items()
-    ]
+    return [_uninstall(host, manifest, name, rec, force) for name, rec in manifest.owned_by(host).items()]
+
+
+def _uninstall(host: str, manifest: Manifest, name: str, record: FileRecord, force: bool) -> Action:
+    path = Path(name)
+    shown = manifest.shown(path)
+    try:
+        action = _uninstall_one(host, path, shown, read(path, shown), record, force)
+    except ConflictError as exc:
+        action = Action(path, shown, "conflict", None, None, detail=exc.message, hard=True)
+    action.base, action.rel = record.base, record.rel
+    return action
 
 
 def _uninstall_one(
-    host: str, path: Path, current: str | None, record: FileRecord, manifest: Manifest, force: bool
+    host: str, path: Path, shown: str, current: str | None, record: FileRecord, force: bool
 ) -> Action:
     owner = record.owners[host]
     others = [h for h in record.owners if h != host]
-    untouched = current is not None and sha256(current) == record.written_sha256
     if current is None:
-        return Action(path, "remove", None, None, detail="already gone")
+        return Action(path, shown, "remove", None, None, detail="already gone")
+    restore = {"restore_original": record.original is not None}
     if owner["merge"] == "owned":
         if others:
-            return Action(path, "unchanged", current, None, detail=f"still used by {', '.join(others)}")
-        if not untouched and not force:
             return Action(
-                path,
-                "conflict",
-                current,
-                None,
-                dict(owner),
-                detail="edited since LoopX wrote it; kept (use --force to remove it)",
+                path, shown, "unchanged", current, None, detail=f"still used by {', '.join(others)}"
             )
-        return Action(path, "remove", current, record.original, restore_original=record.original is not None)
-    if not others and untouched:
-        return Action(path, "remove", current, record.original, restore_original=record.original is not None)
-    try:
-        after = _unmerged(owner["merge"], current, owner, host, str(path))
-    except ConflictError as exc:
-        return Action(path, "conflict", current, None, dict(owner), detail=exc.message)
+        untouched = fingerprint(current, record.rel, _host_keys(record)) == record.written_sha256
+        if untouched:
+            return Action(path, shown, "remove", current, record.original, **restore)
+        if not force:
+            detail = "edited since LoopX wrote it; kept (use --force to remove it)"
+            return Action(path, shown, "conflict", current, None, dict(owner), detail=detail)
+        detail = "edited since LoopX wrote it; removed (--force), backup kept"
+        return Action(
+            path, shown, "remove", current, record.original, detail=detail, force_replace=True, **restore
+        )
+    if not others and sha256(current) == record.written_sha256:
+        return Action(path, shown, "remove", current, record.original, **restore)
+    remove = merge.Fragment(owner.get("fragment") or "", _keys(owner))
+    after = merge.rewrite(owner["merge"], current, remove, None, shown, host)
     if after is None and record.original is None and not others:
-        return Action(path, "remove", current, None)
-    return Action(path, "merge", current, after if after is not None else "", detail="LoopX's part taken out")
+        return Action(path, shown, "remove", current, None)
+    if after == current:
+        return Action(path, shown, "unchanged", current, None, detail="LoopX's part was already gone")
+    return Action(path, shown, "merge", current, after or "", detail="LoopX's part taken out")

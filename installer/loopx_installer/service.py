@@ -7,30 +7,32 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loopx_core import __version__
-from loopx_core.errors import UsageError
+from loopx_core.errors import ConflictError, UsageError
 from loopx_core.hosts.manager import get_plugin_manager, host
 from loopx_core.hosts.model import FacadeFile, HostSurface, RenderContext
-from loopx_installer import merge
-from loopx_installer.apply import apply, diff
-from loopx_installer.manifest import Manifest, sha256
-from loopx_installer.paths import bases, display, manifest_path, safe_path
-from loopx_installer.plan import plan_install, plan_uninstall
+from loopx_installer import lifecycle, merge
+from loopx_installer.apply import apply, blocked, diff
+from loopx_installer.hostkeys import adopt, fingerprint
+from loopx_installer.manifest import FileRecord, Install, Manifest, Pair
+from loopx_installer.paths import bases, manifest_path, safe_path
+from loopx_installer.plan import Placed, plan_install, plan_uninstall, read
+from loopx_installer.selection import Selection, resolve
 
 Operation = Literal["install", "uninstall", "check"]
 
 
 @dataclass
 class Request:
-    """One `workflow-skills` invocation."""
+    """One `workflow-skills` invocation; None selectors reuse what the install recorded."""
 
     operation: Operation
     surface: str
-    scope: str = "project"
+    scope: str | None = None
     target: Path | None = None
-    layout: str = "default"
+    layout: str | None = None
     goal_id: str | None = None
     agent_id: str | None = None
-    loopx_command: str = "loopx"
+    loopx_command: str | None = None
     dry_run: bool = False
     force: bool = False
 
@@ -49,6 +51,8 @@ class Report:
     backups: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     drift: list[dict[str, str]] = field(default_factory=list)
+    written: bool = False
+    loopx_command: str = "loopx"
 
     @property
     def conflicts(self) -> int:
@@ -63,6 +67,8 @@ class Report:
             "scope": self.scope,
             "layout": self.layout,
             "dry_run": self.dry_run,
+            "written": self.written,
+            "loopx_command": self.loopx_command,
             "files": self.files,
             "backups": self.backups,
             "notices": self.notices,
@@ -75,121 +81,195 @@ class Report:
         return data
 
 
-def context_for(surface: HostSurface, request: Request, manifest: Manifest) -> RenderContext:
-    """The render context of this request (the same for rendering and verifying)."""
-    if request.scope not in surface.scopes:
-        raise UsageError(f"{surface.name} has no {request.scope} scope (scopes: {', '.join(surface.scopes)})")
-    if request.layout not in surface.layouts:
-        raise UsageError(
-            f"{surface.name} has no layout {request.layout!r} (layouts: {', '.join(surface.layouts)})"
-        )
-    from loopx_core.clock import now
-
+def context_for(surface: HostSurface, selection: Selection, pair: Pair, target: Path | None) -> RenderContext:
+    """The render context of one goal/agent pair (the same for rendering and verifying)."""
     return RenderContext(
         host=surface.name,
-        scope=request.scope,  # type: ignore[arg-type]
-        layout=request.layout,
-        loopx_command=request.loopx_command,
-        goal_id=request.goal_id,
-        agent_id=request.agent_id,
+        scope=selection.scope,  # type: ignore[arg-type]
+        layout=selection.layout,
+        loopx_command=selection.loopx_command,
+        goal_id=pair.goal_id,
+        agent_id=pair.agent_id,
         loopx_version=__version__,
-        created_at_ms=manifest.installed_at_ms.get(surface.name) or int(now().timestamp() * 1000),
-        project_dir=str((request.target or Path.cwd()).resolve()),
+        created_at_ms=pair.installed_at_ms,
+        project_dir=str((target or Path.cwd()).resolve()),
     )
 
 
 def render(surface: HostSurface, context: RenderContext, pm: Any) -> list[FacadeFile]:
-    """The host's facade files for this context, through its plugin."""
-    files = pm.hook.loopx_render_facade(host=surface.name, context=context)
+    """The host's facade files for this context, through its plugin (a refusal is a usage error)."""
+    try:
+        files = pm.hook.loopx_render_facade(host=surface.name, context=context)
+    except ValueError as exc:
+        raise UsageError(f"{surface.name}: {str(exc)[:200]}") from None
     if files is None:
         raise UsageError(f"no plugin renders a facade for {surface.name!r}")
     return files
 
 
+@dataclass
+class _Run:
+    request: Request
+    pm: Any
+    surface: HostSurface
+    manifest: Manifest
+    selection: Selection
+
+    @property
+    def roots(self) -> dict[str, Path]:
+        return self.manifest.roots
+
+    def context(self, pair: Pair) -> RenderContext:
+        return context_for(self.surface, self.selection, pair, self.request.target)
+
+    def placed(self) -> tuple[list[Placed], dict[str, Pair], list[Pair]]:
+        """Every pair's files (newest pair wins a shared path), who won each path, the pairs kept."""
+        winners: dict[str, tuple[Placed, Pair]] = {}
+        for pair in self.selection.pairs:
+            for f in render(self.surface, self.context(pair), self.pm):
+                if f.base not in self.roots:
+                    raise UsageError(f"{self.surface.name}: facade file {f.path[:80]!r} has an unknown base")
+                path = safe_path(self.roots[f.base], f.path)
+                winners[str(path)] = (Placed(f, path, self.manifest.shown(path)), pair)
+        kept = [p for p in self.selection.pairs if any(w is p for _, w in winners.values())]
+        return [p for p, _ in winners.values()], {k: w for k, (_, w) in winners.items()}, kept
+
+
+def _now_ms() -> int:
+    from loopx_core.clock import now
+
+    return int(now().timestamp() * 1000)
+
+
+def _start(request: Request, pm: Any) -> _Run:
+    if request.scope not in (None, "project", "user"):
+        raise UsageError("--scope must be project or user")
+    surface = host(pm, request.surface)
+    roots = bases(request.scope or "project", request.target)
+    manifest = Manifest.load(manifest_path(request.scope or "project", request.target), roots)
+    record = manifest.installs.get(surface.name)
+    scope = request.scope or (record.scope if record and request.target is not None else None) or "project"
+    if scope not in surface.scopes:
+        raise UsageError(f"{surface.name} has no {scope} scope (scopes: {', '.join(surface.scopes)})")
+    selection = resolve(
+        request.operation,
+        scope,
+        request.layout,
+        request.goal_id,
+        request.agent_id,
+        request.loopx_command,
+        record,
+        _now_ms(),
+        lifecycle.default_loopx() if request.loopx_command is None else ("loopx", None),
+    )
+    if selection.layout not in surface.layouts:
+        raise UsageError(
+            f"{surface.name} has no layout {selection.layout!r} (layouts: {', '.join(surface.layouts)})"
+        )
+    return _Run(request, pm, surface, manifest, selection)
+
+
+def render_request(request: Request, pm: Any | None = None) -> list[FacadeFile]:
+    """The files an install of `request` would put in place (its newest goal/agent pair)."""
+    run_ = _start(request, pm or get_plugin_manager())
+    return render(run_.surface, run_.context(run_.selection.pairs[-1]), run_.pm)
+
+
 def run(request: Request) -> Report:
     """Plan (and unless dry-run, apply) an install or uninstall, or check for drift."""
-    if request.scope not in ("project", "user"):
-        raise UsageError("--scope must be project or user")
-    pm = get_plugin_manager()
-    surface = host(pm, request.surface)
-    roots = bases(request.scope, request.target)
-    manifest = Manifest.load(manifest_path(request.scope, request.target))
-    report = Report(request.operation, surface.name, request.scope, request.layout, request.dry_run)
+    r = _start(request, get_plugin_manager())
+    sel = r.selection
+    report = Report(request.operation, r.surface.name, sel.scope, sel.layout, request.dry_run)
+    report.loopx_command = sel.loopx_command
     if request.operation == "check":
-        return _check(surface, request, pm, roots, manifest, report)
-    if request.operation == "install":
-        context = context_for(surface, request, manifest)
-        files = render(surface, context, pm)
-        placed = [(f, roots[f.base]) for f in files]
-        actions = plan_install(surface.name, placed, manifest, force=request.force)
-        executables = {str(safe_path(base, f.path)) for f, base in placed if f.executable}
+        return _check(r, report)
+    kept = sel.pairs
+    executables: set[str] = set()
+    if request.operation == "install" or not sel.full_uninstall:
+        placed, _, kept = r.placed()
+        actions = plan_install(r.surface.name, placed, r.manifest, force=request.force)
+        executables = {str(p.path) for p in placed if p.file.executable}
     else:
-        actions = plan_uninstall(surface.name, manifest, force=request.force)
-        executables = set()
+        actions = plan_uninstall(r.surface.name, r.manifest, force=request.force)
     for action in actions:
-        shown = display(action.path, roots)
-        report.files.append({"path": shown, "status": action.status, "detail": action.detail})
+        report.files.append({"path": action.shown, "status": action.status, "detail": action.detail})
         if request.dry_run and action.status not in ("unchanged", "conflict"):
-            report.diffs.append(diff(action, shown))
-    if not request.dry_run:
-        if request.operation == "install":
-            manifest.installed_at_ms.setdefault(surface.name, context.created_at_ms)
-        else:
-            manifest.installed_at_ms.pop(surface.name, None)
-        report.backups = apply(surface.name, actions, manifest, executables)
+            report.diffs.append(diff(action))
+    stopped = blocked(actions, request.force)
     changed = any(a.status not in ("unchanged", "conflict") for a in actions)
-    if surface.restart_notice and changed:
-        report.notices.append(surface.restart_notice.format(**{k: str(v) for k, v in roots.items()}))
+    report.notices += sel.notes
+    if stopped:
+        report.notices.append(
+            f"Nothing written: {stopped} conflict(s) (all or nothing; --force replaces edited files, "
+            "with backups first)."
+        )
+        return report
+    steps = lifecycle.host_steps(
+        r.pm, r.surface, request.operation, r.context(kept[-1] if kept else sel.pairs[-1])
+    )
+    if request.operation == "uninstall" and sel.full_uninstall and r.manifest.owned_by(r.surface.name):
+        report.notices += lifecycle.unregister(
+            r.surface, steps.unregister, r.roots["target"], dry_run=request.dry_run
+        )
+    if not request.dry_run:
+        if request.operation == "uninstall" and sel.full_uninstall:
+            r.manifest.installs.pop(r.surface.name, None)
+        else:
+            r.manifest.installs[r.surface.name] = Install(sel.scope, sel.layout, sel.loopx_command, kept)
+        report.backups = apply(r.surface.name, actions, r.manifest, executables, force=request.force)
+        report.written = True
+    if changed:
+        report.notices += list(steps.notes)
     return report
 
 
-def _check(
-    surface: HostSurface,
-    request: Request,
-    pm: Any,
-    roots: dict[str, Path],
-    manifest: Manifest,
-    report: Report,
-) -> Report:
-    context = context_for(surface, request, manifest)
-    files = render(surface, context, pm)
+def _check(r: _Run, report: Report) -> Report:
+    placed, winners, kept = r.placed()
     installed: dict[str, str] = {}
-    wanted: set[str] = set()
-    for f in files:
-        path = safe_path(roots[f.base], f.path)
-        wanted.add(str(path))
-        shown = display(path, roots)
-        current = path.read_text(encoding="utf-8") if path.exists() else None
-        record = manifest.files.get(str(path))
-        problem = _drift(f, current, record, surface.name)
-        report.files.append({"path": shown, "status": problem or "ok", "detail": ""})
+    for place in placed:
+        current, problem = None, None
+        try:
+            current = read(place.path, place.shown)
+        except ConflictError:
+            problem = "not a readable text file"
+        record = r.manifest.files.get(str(place.path))
+        problem = problem or _drift(place.file, current, record, r.surface.name)
+        report.files.append({"path": place.shown, "status": problem or "ok", "detail": ""})
         if problem:
-            report.drift.append({"path": shown, "problem": problem})
+            report.drift.append({"path": place.shown, "problem": problem})
         if current is not None:
-            installed[f"{f.base}/{f.path}"] = current
-    for name in manifest.owned_by(surface.name):
-        if name not in wanted:
-            shown = display(Path(name), roots)
+            installed[f"{place.file.base}/{place.file.path}"] = current
+    for name in r.manifest.owned_by(r.surface.name):
+        if name not in winners:
             report.drift.append(
-                {"path": shown, "problem": "stale: installed but no longer part of the facade"}
+                {
+                    "path": r.manifest.shown(Path(name)),
+                    "problem": "stale: installed but no longer part of the facade",
+                }
             )
-    findings = pm.hook.loopx_verify_installation(host=surface.name, context=context, files=installed) or []
-    report.drift += [{"path": f.path, "problem": f.problem} for f in findings]
+    for pair in kept:
+        own = {f"{p.file.base}/{p.file.path}" for p in placed if winners[str(p.path)] is pair}
+        context = r.context(pair)
+        findings = r.pm.hook.loopx_verify_installation(host=r.surface.name, context=context, files=installed)
+        for finding in findings or []:
+            if pair is kept[-1] or finding.path in own:
+                report.drift.append({"path": finding.path, "problem": finding.problem})
     return report
 
 
-def _drift(f: FacadeFile, current: str | None, record: Any, host_name: str) -> str | None:
+def _drift(f: FacadeFile, current: str | None, record: FileRecord | None, host_name: str) -> str | None:
     if current is None:
         return "missing"
     if f.merge == "owned":
         if record is None or (host_name not in record.owners and not f.shared):
             return "not installed by LoopX"
-        if sha256(current) != record.written_sha256:
+        keys = sorted({*f.host_keys, *(k for o in record.owners.values() for k in o.get("host_keys") or [])})
+        if fingerprint(current, f.path, keys) != record.written_sha256:
             return "edited since LoopX wrote it"
-        return None if current == f.content else "stale: the template changed (re-install)"
-    present = {
-        "json": lambda: merge.has_json(current, f.content, f.owned_keys),
-        "toml": lambda: merge.has_toml(current, f.content, f.owned_keys),
-        "markdown": lambda: merge.has_markdown(current, f.content, host_name),
-    }[f.merge]()
+        return (
+            None
+            if adopt(f.content, current, f.path, f.host_keys) == current
+            else "stale: the template changed (re-install)"
+        )
+    present = merge.has(f.merge, current, merge.Fragment(f.content, f.owned_keys), host_name)
     return None if present else "LoopX's keys are missing or differ (re-install)"

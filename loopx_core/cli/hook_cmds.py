@@ -16,6 +16,8 @@ import typer
 from loopx_core.cli.common import AgentId, GoalId
 
 HOOK_ERROR_EXIT = 1
+MAX_INPUT_BYTES = 8_000_000
+"""Hook events are small; anything larger is refused before it is parsed."""
 
 
 def hook(
@@ -37,32 +39,65 @@ def hook(
     from loopx_core.errors import LoopxError
     from loopx_core.hosts.manager import get_plugin_manager, hook_handlers
     from loopx_core.hosts.model import HookCall
+    from loopx_core.ids import check_id
 
     try:
         handlers = hook_handlers(get_plugin_manager())
         if name not in handlers:
-            raise typer.BadParameter(f"unknown hook {name!r}; known: {', '.join(handlers) or 'none'}")
-        raw = sys.stdin.read() if not sys.stdin.isatty() else ""
-        try:
-            payload = json.loads(raw) if raw.strip() else {}
-        except ValueError as bad:
-            raise ValueError(f"the hook input is not JSON ({bad})") from None
-        if not isinstance(payload, dict):
-            raise ValueError("the hook input must be a JSON object")
+            raise typer.BadParameter(f"unknown hook {name[:80]!r}; known: {', '.join(handlers) or 'none'}")
+        goal = goal_id or os.environ.get("LOOPX_GOAL_ID") or None
+        agent = agent_id or os.environ.get("LOOPX_AGENT_ID") or None
+        for kind, value in (("goal", goal), ("agent", agent)):
+            if value is not None:
+                check_id(kind, value)
         call = HookCall(
-            payload=payload,
-            goal_id=goal_id or os.environ.get("LOOPX_GOAL_ID") or None,
-            agent_id=agent_id or os.environ.get("LOOPX_AGENT_ID") or None,
+            payload=read_payload(),
+            goal_id=goal,
+            agent_id=agent,
             root=(ctx.find_root().obj or {}).get("root"),
         )
         answer = handlers[name](call)
     except (LoopxError, ValueError, typer.BadParameter) as error:
         message = error.message if isinstance(error, LoopxError) else str(error)
-        sys.stderr.write(f"loopx: hook {name}: {message}\n")
+        sys.stderr.write(f"loopx: hook {name[:80]}: {message[:300]}\n")
         raise SystemExit(HOOK_ERROR_EXIT) from None
+    except OSError as error:
+        sys.stderr.write(f"loopx: hook {name[:80]}: {error.strerror or 'I/O error'}\n")
+        raise SystemExit(HOOK_ERROR_EXIT) from None
+    if answer.stderr:
+        sys.stderr.write(f"loopx: hook {name}: {answer.stderr.rstrip()}\n")
     if answer.stdout:
         sys.stdout.write(answer.stdout if answer.stdout.endswith("\n") else answer.stdout + "\n")
     raise SystemExit(answer.exit_code)
+
+
+def read_payload() -> dict[str, object]:
+    """The host's event JSON from stdin: one object (empty input is `{}`); ValueError otherwise."""
+    raw = b"" if sys.stdin is None or sys.stdin.isatty() else _stdin_bytes()
+    if len(raw) > MAX_INPUT_BYTES:
+        raise ValueError(f"the hook input is larger than {MAX_INPUT_BYTES // 1_000_000} MB")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("the hook input is not UTF-8 text") from None
+    if not text.strip():
+        return {}
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as bad:
+        raise ValueError(f"the hook input is not JSON ({bad.msg} at line {bad.lineno})") from None
+    except (ValueError, RecursionError):
+        raise ValueError("the hook input is not JSON LoopX can read (nested too deeply)") from None
+    if not isinstance(payload, dict):
+        raise ValueError("the hook input must be a JSON object")
+    return payload
+
+
+def _stdin_bytes() -> bytes:
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is not None:
+        return buffer.read(MAX_INPUT_BYTES + 1)
+    return sys.stdin.read(MAX_INPUT_BYTES + 1).encode("utf-8", "surrogatepass")
 
 
 def heartbeat_prompt(

@@ -132,20 +132,38 @@ def workflow_skills(
         bool, typer.Option("--uninstall", help="Remove exactly what was installed.")
     ] = False,
     check: Annotated[bool, typer.Option("--check", help="Exit 9 if the installation drifted (CI).")] = False,
-    scope: Annotated[str, typer.Option("--scope", help="project (default) or user.")] = "project",
+    scope: Annotated[
+        str | None,
+        typer.Option(
+            "--scope", help="project (default) or user; with --target, the scope recorded at install."
+        ),
+    ] = None,
     target: Annotated[
         Path | None, typer.Option("--target", help="Install under this folder instead.")
     ] = None,
     layout: Annotated[
-        str, typer.Option("--layout", help="Host layout, e.g. plugin for claude-code.")
-    ] = "default",
-    goal_id: Annotated[
-        str | None, typer.Option("--goal-id", "-g", help="Goal the facade drives (hooks, heartbeat).")
+        str | None,
+        typer.Option(
+            "--layout", help="Host layout, e.g. plugin for claude-code (default: as installed, else default)."
+        ),
     ] = None,
-    agent_id: Annotated[str | None, typer.Option("--agent-id", "-a", help="Agent the facade drives.")] = None,
+    goal_id: Annotated[
+        str | None,
+        typer.Option(
+            "--goal-id", "-g", help="Goal the facade drives (hooks, heartbeat); default: as installed."
+        ),
+    ] = None,
+    agent_id: Annotated[
+        str | None, typer.Option("--agent-id", "-a", help="Agent the facade drives; default: as installed.")
+    ] = None,
     loopx_command: Annotated[
-        str, typer.Option("--loopx-command", help="How hosts run LoopX (name or path).")
-    ] = "loopx",
+        str | None,
+        typer.Option(
+            "--loopx-command",
+            help="How hosts run LoopX (name or path); default: as installed, else `loopx` when it is "
+            "on PATH, else this loopx's absolute path.",
+        ),
+    ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the plan and a unified diff; write nothing.")
     ] = False,
@@ -158,7 +176,9 @@ def workflow_skills(
 
     Never clobbers: shared files are merged (only LoopX's keys or block change), user-edited
     files are conflicts (kept; --force replaces them after a backup), re-install is a no-op,
-    uninstall restores every file byte for byte. Exit 5 when a conflict was left, 9 on drift.
+    uninstall restores every file byte for byte and unregisters LoopX from the host where its
+    CLI can. One conflict anywhere writes nothing (exit 5); 7 when a path would leave its base
+    or go through a symlink; 8 for a manifest of an unknown schema; 9 on drift.
     """
     with reporting(fmt):
         chosen = [
@@ -172,11 +192,19 @@ def workflow_skills(
         for kind, value in (("goal", goal_id), ("agent", agent_id)):
             if value is not None:
                 check_id(kind, value)
-        report = run(
-            Request(
-                chosen[0], surface, scope, target, layout, goal_id, agent_id, loopx_command, dry_run, force
-            )  # type: ignore[arg-type]
+        request = Request(
+            chosen[0],  # type: ignore[arg-type]
+            surface,
+            scope=scope,
+            target=target,
+            layout=layout,
+            goal_id=goal_id,
+            agent_id=agent_id,
+            loopx_command=loopx_command,
+            dry_run=dry_run,
+            force=force,
         )
+        report = run(request)
         emit(report.to_json(), fmt, _human)
         if report.operation == "check" and report.drift:
             raise SystemExit(int(ExitCode.DRIFT))

@@ -222,12 +222,32 @@ def check_round_trip(sb: Sandbox, cases: list[Case], *, foreign: bool) -> None:
     _fail(label, problems)
 
 
+def uncovered(f: FacadeFile) -> Any:
+    """What a JSON/TOML fragment sets outside its owned keys (the installer never writes that part,
+    and could not take it back out); None when the owned keys cover it all."""
+    from loopx_core.errors import ConflictError
+    from loopx_installer import merge
+
+    if f.merge not in ("json", "toml"):
+        return None
+    try:
+        rest = merge.expected(f.merge, f.content, merge.Fragment(f.content, f.owned_keys), None, f.path)
+    except ConflictError as exc:
+        return exc.message
+    return rest or None
+
+
 def check_uninstall_keeps_user_edits(sb: Sandbox, cases: list[Case]) -> None:
     """After the user edits a shared file LoopX merged into, uninstall takes out only LoopX's part."""
     problems = []
     for case in cases:
         box = sb.fresh(f"edited-{case.id}")
         files = box.probe(case)
+        problems += [
+            f"{case.id}: {f.base}/{f.path}: the fragment sets {rest!r} outside its owned_keys"
+            for f in files
+            if (rest := uncovered(f)) is not None
+        ]
         box.populate_foreign(case, files)
         roots = box.roots(case)
         shared = {safe_path(roots[f.base], f.path): f.merge for f in files if f.merge != "owned"}
@@ -368,6 +388,7 @@ def check_only_own_host(sb: Sandbox) -> None:
         "loopx_verify_installation": {"host": OTHER_HOST, "context": context, "files": {}},
         "loopx_packet_hints": {"host": OTHER_HOST, "packet": demo_packet(sb)},
         "loopx_heartbeat_prompt": {"host": OTHER_HOST, "context": context},
+        "loopx_host_steps": {"host": OTHER_HOST, "operation": "install", "context": context},
     }
     problems = []
     for hook, kwargs in calls.items():

@@ -23,8 +23,7 @@ from loopx_core.errors import LoopxError
 from loopx_core.hosts.manager import host as find_host
 from loopx_core.hosts.model import FacadeFile, HostSurface
 from loopx_installer import service
-from loopx_installer.manifest import Manifest
-from loopx_installer.paths import bases, manifest_path, safe_path
+from loopx_installer.paths import bases, safe_path
 from loopx_installer.service import Report, Request
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -163,10 +162,7 @@ class Sandbox:
 
     def render(self, case: Case) -> list[FacadeFile]:
         """The facade files for `case`, rendered with the installer's own context."""
-        surface = self.surface
-        request = self.request("install", case)
-        manifest = Manifest.load(manifest_path(case.scope, request.target))
-        return service.render(surface, service.context_for(surface, request, manifest), self.pm)
+        return service.render_request(self.request("install", case), self.pm)
 
     def tree(self) -> dict[str, bytes | None]:
         """Every file (its bytes) and folder (None) in the sandbox, by relative path."""

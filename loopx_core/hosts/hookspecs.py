@@ -16,7 +16,15 @@ from typing import Any
 
 import pluggy
 
-from loopx_core.hosts.model import FacadeFile, Finding, HookAnswer, HookCall, HostSurface, RenderContext
+from loopx_core.hosts.model import (
+    FacadeFile,
+    Finding,
+    HookAnswer,
+    HookCall,
+    HostSteps,
+    HostSurface,
+    RenderContext,
+)
 
 PROJECT_NAME = "loopx"
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
@@ -43,7 +51,9 @@ def loopx_packet_hints(host: str, packet: dict[str, Any]) -> dict[str, Any] | No
 
 
 @hookspec(firstresult=True)
-def loopx_verify_installation(host: str, context: RenderContext, files: dict[str, str]) -> list[Finding] | None:
+def loopx_verify_installation(
+    host: str, context: RenderContext, files: dict[str, str]
+) -> list[Finding] | None:
     """Read `host`'s installed files back (`files`: installed path -> text) and report problems.
 
     Return an empty list when the installation is sound, None for other hosts.
@@ -58,3 +68,13 @@ def loopx_heartbeat_prompt(host: str, context: RenderContext) -> str | None:
 @hookspec
 def loopx_register_hook_handlers(register: Callable[[str, Callable[[HookCall], HookAnswer]], None]) -> None:
     """Declare handlers for `loopx hook NAME` (a host's event hooks, e.g. a Stop hook): `register(NAME, handler)`."""
+
+
+@hookspec(firstresult=True)
+def loopx_host_steps(host: str, operation: str, context: RenderContext) -> HostSteps | None:
+    """What the user (or LoopX) does in the host after `operation` ("install" or "uninstall").
+
+    Notes differ per operation, scope and layout; `unregister` lists the host CLI commands that
+    undo a registration at uninstall. Return None for other hosts (the installer then falls back
+    to the surface's `restart_notice` after an install).
+    """

@@ -38,7 +38,9 @@ def _loader_class() -> type:
         def __init__(self, root: Path | Traversable) -> None:
             self.root = root
 
-        def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str | None, Callable[[], bool]]:
+        def get_source(
+            self, environment: jinja2.Environment, template: str
+        ) -> tuple[str, str | None, Callable[[], bool]]:
             """The template's source, or TemplateNotFound for anything outside the root."""
             return _source(self.root, template)
 

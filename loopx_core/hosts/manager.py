@@ -40,7 +40,9 @@ def _selection() -> tuple[set[str], set[str]]:
     return selected, blocked
 
 
-def get_plugin_manager(*, load_entrypoints: bool = True, plugins: Iterable[tuple[str, object]] = ()) -> pluggy.PluginManager:
+def get_plugin_manager(
+    *, load_entrypoints: bool = True, plugins: Iterable[tuple[str, object]] = ()
+) -> pluggy.PluginManager:
     """A fresh manager: hook specs added, entry points loaded (as `LOOPX_PLUGINS` allows), checked."""
     pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
     pm.add_hookspecs(hookspecs)
@@ -78,9 +80,13 @@ def hosts(pm: pluggy.PluginManager) -> dict[str, HostSurface]:
     for impl in pm.hook.loopx_register_hosts.get_hookimpls():
         came_from = origin(pm, impl.plugin_name)
 
-        def register(surface: HostSurface, *, _plugin: str = impl.plugin_name, _from: PluginOrigin = came_from) -> None:
+        def register(
+            surface: HostSurface, *, _plugin: str = impl.plugin_name, _from: PluginOrigin = came_from
+        ) -> None:
             if surface.name in found:
-                raise UsageError(f"host {surface.name!r} is declared twice ({found[surface.name].plugin} and {_plugin})")
+                raise UsageError(
+                    f"host {surface.name!r} is declared twice ({found[surface.name].plugin} and {_plugin})"
+                )
             found[surface.name] = replace(surface, plugin=_plugin, version=surface.version or _from.version)
 
         impl.function(register=register)
@@ -91,7 +97,9 @@ def host(pm: pluggy.PluginManager, name: str) -> HostSurface:
     """One host surface, or a usage error listing the known ones."""
     known = hosts(pm)
     if name not in known:
-        raise UsageError(f"unknown surface {name!r}; known: {', '.join(known) or 'none'} (see `loopx hosts list`)")
+        raise UsageError(
+            f"unknown surface {name!r}; known: {', '.join(known) or 'none'} (see `loopx hosts list`)"
+        )
     return known[name]
 
 

@@ -87,6 +87,10 @@ class FacadeFile:
     executable: bool = False
     shared: bool = False
     """An owned file other hosts may also own with identical content (uninstall keeps it for them)."""
+    host_keys: tuple[str, ...] = ()
+    """Top-level keys of an owned `.toml` or `.json` file that the host itself edits (a Codex
+    automation's `rrule`, `status`, `updated_at`): their values belong to the host, so a change
+    there is neither drift nor a conflict, and re-install keeps the host's values."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,17 @@ class Finding:
 
     path: str
     problem: str
+
+
+@dataclass(frozen=True)
+class HostSteps:
+    """What follows an install or uninstall in the host itself (`loopx_host_steps`)."""
+
+    notes: tuple[str, ...] = ()
+    """One line each, printed as `Note: ...` (restart the host, approve a server, link a package)."""
+    unregister: tuple[tuple[str, ...], ...] = ()
+    """Uninstall only: host CLI commands (argv) that take LoopX out of the host's own registry.
+    LoopX runs each whose program is on PATH, and prints the others for the user to run."""
 
 
 @dataclass
@@ -123,3 +138,5 @@ class HookAnswer:
 
     stdout: str = ""
     exit_code: int = 0
+    stderr: str = ""
+    """One line for the user (a warning the hook recovered from); hosts show it, never parse it."""

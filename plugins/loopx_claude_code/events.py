@@ -9,11 +9,15 @@ quota stops it earlier: a throttled goal never blocks.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from loopx_core.clock import now
 from loopx_core.hosts.model import HookAnswer, HookCall
@@ -26,7 +30,8 @@ ALLOW = HookAnswer()
 
 
 def _store(call: HookCall) -> FileStore:
-    root = call.root or os.environ.get("CLAUDE_PROJECT_DIR") or str(call.payload.get("cwd") or "") or None
+    cwd = call.payload.get("cwd")
+    root = call.root or os.environ.get("CLAUDE_PROJECT_DIR") or (cwd if isinstance(cwd, str) else "") or None
     return FileStore(find_root(root, cwd=Path(root) if root else None))
 
 
@@ -48,9 +53,38 @@ def instructions(packet: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+class StopCounter(BaseModel):
+    """`.loopx/hooks/claude-stop-<session digest>.json`: how often the Stop hook blocked in a row."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    blocks: int = Field(ge=0, le=1_000_000)
+
+
 def _counter(store: FileStore, session: str) -> Path:
-    digest = hashlib.sha256(session.encode()).hexdigest()[:24]
+    digest = hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:24]
     return store.state_dir / "hooks" / f"claude-stop-{digest}.json"
+
+
+def read_counter(path: Path) -> int | None:
+    """Blocks so far (0 without a file); None when the file is corrupt or not a regular file."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return 0
+    except OSError:
+        return None
+    if not stat.S_ISREG(mode):
+        return None
+    try:
+        return StopCounter.model_validate_json(path.read_bytes()).blocks
+    except (OSError, ValidationError, ValueError, RecursionError):
+        return None
+
+
+def max_blocks() -> int:
+    """`LOOPX_STOP_MAX_BLOCKS` (a whole number 0-1000), else the default."""
+    raw = os.environ.get("LOOPX_STOP_MAX_BLOCKS", "").strip()
+    return int(raw) if raw.isdigit() and int(raw) <= 1000 else DEFAULT_MAX_BLOCKS
 
 
 def stop(call: HookCall) -> HookAnswer:
@@ -61,14 +95,21 @@ def stop(call: HookCall) -> HookAnswer:
     packet = _packet(call, store)
     if packet["decision"] != "run" or packet["should_run"] is not True:
         return ALLOW
-    session = str(call.payload.get("session_id") or "default")
+    session = str(call.payload.get("session_id") or "default")[:1000]
     counter = _counter(store, session)
-    blocks = 0
-    if call.payload.get("stop_hook_active") and counter.exists():
-        blocks = int(json.loads(counter.read_text()).get("blocks", 0))
-    if blocks >= int(os.environ.get("LOOPX_STOP_MAX_BLOCKS", DEFAULT_MAX_BLOCKS)):
+    blocks = read_counter(counter) if call.payload.get("stop_hook_active") else 0
+    if blocks is None:
+        # A counter we cannot read could let the hook block forever: let Claude stop, and start afresh.
+        with contextlib.suppress(OSError):
+            if counter.is_file() and not counter.is_symlink():
+                counter.unlink()
+        return HookAnswer(stderr=f"the stop counter {counter.name} was unreadable; letting Claude stop")
+    if blocks >= max_blocks():
         return ALLOW
-    atomic_write_bytes(counter, json.dumps({"blocks": blocks + 1}).encode())
+    try:
+        atomic_write_bytes(counter, StopCounter(blocks=blocks + 1).model_dump_json().encode())
+    except OSError:
+        return HookAnswer(stderr=f"the stop counter {counter.name} cannot be written; letting Claude stop")
     return HookAnswer(json.dumps({"decision": "block", "reason": instructions(packet)}))
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from loopx_core.hosts.hookspecs import hookimpl
 from loopx_core.hosts.jinja import render
-from loopx_core.hosts.model import FacadeFile, Finding, HostSurface, RenderContext
+from loopx_core.hosts.model import FacadeFile, Finding, HostSteps, HostSurface, RenderContext
 from loopx_core.hosts.readback import front_matter, verify_against
 
 SURFACE = HostSurface(
@@ -24,17 +24,15 @@ SURFACE = HostSurface(
     scopes=("project", "user"),
     layouts=("default", "plugin"),
     home_env="CLAUDE_CONFIG_DIR",
-    restart_notice=(
-        "Restart Claude Code (or review /hooks) to load the LoopX skill and hooks, and approve the "
-        "project MCP server `loopx` when asked. Plugin layout: `/plugin marketplace add {target}`, "
-        "then `/plugin install loopx@loopx`."
-    ),
+    restart_notice="Restart Claude Code to load LoopX.",
 )
 
 MCP_KEYS: tuple[tuple[str, ...], ...] = (("mcpServers", "loopx"),)
 """The key LoopX owns in `.mcp.json` / `.claude.json`."""
 HOOK_KEYS: tuple[tuple[str, ...], ...] = (("hooks", "SessionStart", "[]"), ("hooks", "Stop", "[]"))
 """The hook entries LoopX owns in `settings.json` (one element of each event's array)."""
+MARKETPLACE = "loopx"
+"""The marketplace name in `marketplace.json` (the plugin installs as `loopx@loopx`)."""
 PLUGIN_ROOT = "plugins/loopx"
 """Where the plugin layout puts the plugin bundle, relative to the marketplace (the target)."""
 
@@ -192,3 +190,42 @@ def loopx_register_hook_handlers(register: Callable[[str, Callable[..., Any]], N
 
     register("claude-stop", events.stop)
     register("claude-session-start", events.session_start)
+
+
+def host_steps(operation: str, context: RenderContext) -> HostSteps:
+    """Notes per operation, scope and layout; the plugin layout unregisters its marketplace at uninstall."""
+    plugin = f"loopx@{MARKETPLACE}"
+    if context.layout == "plugin":
+        if operation == "install":
+            return HostSteps(
+                notes=(
+                    f"From this folder run `claude plugin marketplace add ./` and `claude plugin install {plugin}` "
+                    f"(in Claude Code: `/plugin marketplace add ./`, `/plugin install {plugin}`), then restart Claude Code.",
+                )
+            )
+        return HostSteps(
+            notes=("Restart Claude Code: the LoopX plugin and its marketplace are gone.",),
+            unregister=(
+                ("claude", "plugin", "uninstall", plugin),
+                ("claude", "plugin", "marketplace", "remove", MARKETPLACE),
+            ),
+        )
+    where = "project" if context.scope == "project" else "user"
+    if operation == "install":
+        approve = ", and approve the project MCP server `loopx` when asked" if where == "project" else ""
+        return HostSteps(
+            notes=(
+                f"Restart Claude Code (or review /hooks) to load the LoopX skill, command and hooks{approve}.",
+            )
+        )
+    return HostSteps(
+        notes=(
+            f"Restart Claude Code: the LoopX skill, command, hooks and {where} MCP server `loopx` are gone.",
+        )
+    )
+
+
+@hookimpl
+def loopx_host_steps(host: str, operation: str, context: RenderContext) -> HostSteps | None:
+    """What to do in Claude Code after an install or uninstall; None for other hosts."""
+    return host_steps(operation, context) if host == SURFACE.name else None

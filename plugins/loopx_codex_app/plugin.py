@@ -17,7 +17,7 @@ from typing import Any
 
 from loopx_core.hosts.hookspecs import hookimpl
 from loopx_core.hosts.jinja import render
-from loopx_core.hosts.model import FacadeFile, Finding, HostSurface, RenderContext
+from loopx_core.hosts.model import FacadeFile, Finding, HostSteps, HostSurface, RenderContext
 from loopx_core.hosts.readback import front_matter, verify_against
 
 SURFACE = HostSurface(
@@ -27,11 +27,7 @@ SURFACE = HostSurface(
     scopes=("project", "user"),
     layouts=("default",),
     home_env="CODEX_HOME",
-    restart_notice=(
-        "Restart Codex to load the LoopX skill, MCP server and automation. Codex reads a project's "
-        '.codex/config.toml only once the project is trusted (trust_level = "trusted" under '
-        '[projects."<project dir>"] in {codex_home}/config.toml).'
-    ),
+    restart_notice="Restart Codex to load LoopX.",
 )
 
 SHARED_SURFACE = dataclasses.replace(SURFACE, template_root=resources.files("loopx_templates") / "shared")
@@ -39,6 +35,9 @@ SHARED_SURFACE = dataclasses.replace(SURFACE, template_root=resources.files("loo
 
 MCP_KEYS: tuple[tuple[str, ...], ...] = (("mcp_servers", "loopx"),)
 """The table LoopX owns in `config.toml` (users' tool approvals below it are kept by the merge)."""
+HOST_KEYS = ("rrule", "status", "updated_at")
+"""Keys of automation.toml the App edits itself (the heartbeat applies rrule changes): the App's."""
+TRUST = '[projects."<dir>"] trust_level = "trusted"'
 SKILL_DIR = ".agents/skills/loopx"
 _ID = re.compile(r"^[a-z0-9._-]+$")
 
@@ -90,7 +89,11 @@ def render_files(context: RenderContext) -> list[FacadeFile]:
         automation = _render(
             "automation.toml.j2", context, automation_id=ident, prompt=heartbeat_prompt(context)
         )
-        found.append(FacadeFile(f"automations/{ident}/automation.toml", automation, base="codex_home"))
+        found.append(
+            FacadeFile(
+                f"automations/{ident}/automation.toml", automation, base="codex_home", host_keys=HOST_KEYS
+            )
+        )
     return [*found, *_skill_files(context, "home")]
 
 
@@ -198,3 +201,46 @@ def loopx_verify_installation(
 def loopx_heartbeat_prompt(host: str, context: RenderContext) -> str | None:
     """The automation's prompt for `loopx heartbeat-prompt`; None for other hosts."""
     return heartbeat_prompt(context) if host == SURFACE.name else None
+
+
+def host_steps(operation: str, context: RenderContext) -> HostSteps:
+    """Notes per operation and scope (the project trust entry lives in `$CODEX_HOME/config.toml`)."""
+    heartbeat = bool(context.scope == "user" and context.goal_id and context.agent_id)
+    if operation == "install":
+        if context.scope == "project":
+            return HostSteps(
+                notes=(
+                    "Restart Codex to load the LoopX skill and the MCP server in .codex/config.toml. Codex "
+                    f"reads it only for a trusted project: {TRUST} in $CODEX_HOME/config.toml "
+                    "(default ~/.codex/config.toml), <dir> being this project's folder.",
+                )
+            )
+        extra = (
+            f" and the heartbeat automation {automation_id(context)} (its rrule and status are the App's to change)"
+            if heartbeat
+            else ""
+        )
+        return HostSteps(
+            notes=(
+                f"Restart Codex to load the LoopX skill, the MCP server in $CODEX_HOME/config.toml{extra}.",
+            )
+        )
+    if context.scope == "project":
+        return HostSteps(
+            notes=(
+                "Restart Codex: the LoopX skill and MCP server are gone. The project's trust entry "
+                f"({TRUST} in $CODEX_HOME/config.toml) is yours: LoopX leaves it.",
+            )
+        )
+    return HostSteps(
+        notes=(
+            "Restart Codex: the LoopX skill, MCP server and automation files are gone; if the Codex App "
+            "still lists a LoopX automation, delete it there (the App keeps its own copy).",
+        )
+    )
+
+
+@hookimpl
+def loopx_host_steps(host: str, operation: str, context: RenderContext) -> HostSteps | None:
+    """What to do in Codex after an install or uninstall; None for other hosts."""
+    return host_steps(operation, context) if host == SURFACE.name else None

@@ -16,7 +16,7 @@ from typing import Any
 
 from loopx_core.hosts.hookspecs import hookimpl
 from loopx_core.hosts.jinja import render
-from loopx_core.hosts.model import FacadeFile, Finding, HostSurface, RenderContext
+from loopx_core.hosts.model import FacadeFile, Finding, HostSteps, HostSurface, RenderContext
 from loopx_core.hosts.readback import verify_against
 
 SURFACE = HostSurface(
@@ -26,11 +26,7 @@ SURFACE = HostSurface(
     scopes=("project", "user"),
     layouts=("default",),
     home_env="DSH_HOME",
-    restart_notice=(
-        "Load the plugin into DSH, then restart it: `dsh plugin --profile web add -w "
-        "link:{target}/.dsh/plugins/loopx-dsh` for a project install. For a user install the "
-        "package is {dsh_home}/plugins/loopx-dsh."
-    ),
+    restart_notice="Load the loopx-dsh package into DSH, then restart it.",
 )
 
 SHARED_SURFACE = dataclasses.replace(SURFACE, template_root=resources.files("loopx_templates") / "shared")
@@ -151,3 +147,33 @@ def loopx_verify_installation(
 ) -> list[Finding] | None:
     """Findings for a dsh installation (empty when sound); None for other hosts."""
     return verify_files(context, files) if host == SURFACE.name else None
+
+
+PROFILE = "web"
+"""The DSH profile the notes and the unregister command use."""
+
+
+def host_steps(operation: str, context: RenderContext) -> HostSteps:
+    """Install: how to link the package into DSH. Uninstall: unlink it (else `--dump-config` fails)."""
+    if operation == "install":
+        folder = (
+            f"$PWD/.dsh/plugins/{PACKAGE}"
+            if context.scope == "project"
+            else f"${{DSH_HOME:-$HOME/.dsh}}/plugins/{PACKAGE}"
+        )
+        where = "From this folder, load" if context.scope == "project" else "Load"
+        return HostSteps(
+            notes=(
+                f'{where} the plugin into DSH, then restart it: `dsh plugin --profile {PROFILE} add -w "link:{folder}"`.',
+            )
+        )
+    return HostSteps(
+        notes=("Restart DSH: the loopx-dsh package and the LoopX skill are gone.",),
+        unregister=(("dsh", "plugin", "--profile", PROFILE, "remove", PACKAGE),),
+    )
+
+
+@hookimpl
+def loopx_host_steps(host: str, operation: str, context: RenderContext) -> HostSteps | None:
+    """What to do in DSH after an install or uninstall; None for other hosts."""
+    return host_steps(operation, context) if host == SURFACE.name else None
