@@ -23,6 +23,7 @@ TOOLS = {
     "turn_begin",
     "writeback",
     "quota_spend",
+    "turn_renew",
     "turn_inspect_journal",
     "status",
 }

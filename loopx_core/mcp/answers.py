@@ -13,6 +13,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from loopx_core.errors import LoopxError, UsageError
+from loopx_core.ids import ID_PATTERN
+from loopx_core.models.domain import Id, describe
 
 MAX_MESSAGE = 1000
 """Longest error message sent back, in characters."""
@@ -42,6 +44,13 @@ def _problem(error: dict[str, object]) -> str:
         return "unknown argument"
     if kind == "missing":
         return "required argument is missing"
+    context = error.get("ctx")
+    if (
+        kind == "string_pattern_mismatch"
+        and isinstance(context, dict)
+        and context.get("pattern") == ID_PATTERN
+    ):
+        return f"not a valid id: use {describe(Id)}"
     return shorten(str(error.get("msg", "invalid value")))[:200]
 
 

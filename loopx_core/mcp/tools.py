@@ -1,8 +1,10 @@
 """The LoopX tools the MCP server offers, as plain functions (no SDK import).
 
 Their signatures are the tools' input schemas: the server derives a strict argument model
-from each (unknown arguments, wrong types and non-finite numbers refused). Their docstrings
-are the tools' descriptions.
+from each (unknown arguments, wrong types and non-finite numbers refused), and ids and
+minutes are typed with the input domain (`loopx_core.models.domain`), so a call is checked
+against the same domain as the CLI before any tool runs. Their docstrings are the tools'
+descriptions.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from typing import Any, Literal
 
 from loopx_core.clock import now
 from loopx_core.errors import UsageError
+from loopx_core.models.domain import Id, Minutes
+from loopx_core.ops.todos import DEFAULT_LEASE_MINUTES
 from loopx_core.store.files import FileStore
 
 Tool = Callable[..., dict[str, Any]]
@@ -21,8 +25,8 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
     """Every LoopX tool, each opening the store through `store()` on every call."""
 
     def quota_should_run(
-        goal_id: str,
-        agent_id: str,
+        goal_id: Id,
+        agent_id: Id,
         available_capabilities: list[str] | None = None,
         surface: str | None = None,
     ) -> dict[str, Any]:
@@ -41,7 +45,7 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         return build_packet(inputs, contributors=hint_contributors(surface))
 
     def todo_list(
-        goal_id: str, status: Literal["open", "claimed", "done", "blocked", "deferred"] | None = None
+        goal_id: Id, status: Literal["open", "claimed", "done", "blocked", "deferred"] | None = None
     ) -> dict[str, Any]:
         """The goal's todos in run order (optionally one status)."""
         from loopx_core.ops.todos import list_todos
@@ -49,7 +53,9 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         items = list_todos(store(), goal_id, status=status)
         return {"goal_id": goal_id, "todos": [t.model_dump(mode="json", exclude_none=True) for t in items]}
 
-    def todo_claim(goal_id: str, todo_id: str, agent_id: str, lease_minutes: float = 30.0) -> dict[str, Any]:
+    def todo_claim(
+        goal_id: Id, todo_id: Id, agent_id: Id, lease_minutes: Minutes = DEFAULT_LEASE_MINUTES
+    ) -> dict[str, Any]:
         """Take a todo's lease (compare-and-swap; a live lease of another agent is a conflict)."""
         from loopx_core.ops.todos import claim_todo
 
@@ -58,9 +64,9 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         )
 
     def todo_complete(
-        goal_id: str,
-        todo_id: str,
-        agent_id: str,
+        goal_id: Id,
+        todo_id: Id,
+        agent_id: Id,
         evidence: list[str] | None = None,
         no_follow_up: bool = False,
         turn_key: str | None = None,
@@ -85,23 +91,31 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         ).model_dump(mode="json", exclude_none=True)
 
     def turn_begin(
-        goal_id: str,
-        agent_id: str,
-        todo_id: str | None = None,
+        goal_id: Id,
+        agent_id: Id,
+        todo_id: Id | None = None,
         replan: bool = False,
         turn_instance_id: str | None = None,
+        lease_minutes: Minutes = DEFAULT_LEASE_MINUTES,
     ) -> dict[str, Any]:
-        """Start a turn: claim the todo and open its journal; returns the turn key."""
+        """Start a turn: claim the todo (for lease_minutes) and open its journal; returns the turn key."""
         from loopx_core.settlement.turns import begin_turn, turn_result
 
         journal, replayed = begin_turn(
-            store(), goal_id, agent_id, now(), todo_id=todo_id, replan=replan, instance=turn_instance_id
+            store(),
+            goal_id,
+            agent_id,
+            now(),
+            todo_id=todo_id,
+            replan=replan,
+            instance=turn_instance_id,
+            lease_minutes=lease_minutes,
         )
         return {**turn_result(journal, adapter="mcp"), "replayed": replayed}
 
     def writeback(
-        goal_id: str,
-        agent_id: str,
+        goal_id: Id,
+        agent_id: Id,
         turn_key: str,
         summary: str,
         validation_status: Literal["passed", "failed"],
@@ -127,11 +141,20 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         )
         return writeback_turn(ctx, adapter="mcp")
 
-    def quota_spend(goal_id: str, agent_id: str, turn_key: str, todo_id: str | None = None) -> dict[str, Any]:
+    def quota_spend(goal_id: Id, agent_id: Id, turn_key: str, todo_id: Id | None = None) -> dict[str, Any]:
         """Charge the turn (after its writeback), bound to its identity; a repeat returns the receipt."""
         return settle(store(), goal_id, agent_id, turn_key, "quota_spend", todo_id=todo_id)
 
-    def turn_inspect_journal(goal_id: str, agent_id: str, turn_key: str) -> dict[str, Any]:
+    def turn_renew(
+        goal_id: Id, agent_id: Id, turn_key: str, lease_minutes: Minutes | None = None
+    ) -> dict[str, Any]:
+        """Renew the todo lease of a long-running turn (a heartbeat; default: the turn's length)."""
+        from loopx_core.settlement.turns import renew_turn_lease
+
+        todo = renew_turn_lease(store(), goal_id, agent_id, turn_key, now(), lease_minutes)
+        return {"goal_id": goal_id, "agent_id": agent_id, "turn_key": turn_key, "todo": todo}
+
+    def turn_inspect_journal(goal_id: Id, agent_id: Id, turn_key: str) -> dict[str, Any]:
         """The allowlisted, read-only inspection of a turn journal."""
         from loopx_core.ids import check_id
         from loopx_core.settlement.journal import check_turn_key, inspect
@@ -158,6 +181,7 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         turn_begin,
         writeback,
         quota_spend,
+        turn_renew,
         turn_inspect_journal,
         status,
     ]

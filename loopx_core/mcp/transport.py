@@ -24,14 +24,19 @@ from mcp.shared.message import SessionMessage
 def refusal(line: str) -> types.JSONRPCError | None:
     """The JSON-RPC error answering `line`, or None if it is a JSON-RPC message the SDK accepts."""
     try:
-        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        return None
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except Exception:  # any failure of the SDK's own parse: this line would be dropped
-        pass
+        message = None
+    if message is not None and not isinstance(message, types.JSONRPCNotification):
+        return None
     try:
         data: Any = json.loads(line)
     except (ValueError, RecursionError):
         return _error(None, types.PARSE_ERROR, "Parse error: the line is not JSON")
+    if message is not None and not (isinstance(data, dict) and "id" in data):
+        return None  # a notification: no answer is due
+    # A request whose id is unusable (true, 1.5, null) reads as a notification to the SDK,
+    # which would leave its sender waiting: it is an invalid request.
     if not isinstance(data, dict):
         return _error(None, types.INVALID_REQUEST, "Invalid Request: a message must be one JSON object")
     request_id = data.get("id")

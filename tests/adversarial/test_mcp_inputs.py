@@ -1,0 +1,433 @@
+"""Class: every MCP call, however malformed, gets LoopX's typed answer and changes nothing it refuses.
+
+Observed: wrong types, missing or unknown arguments, bad enum values and NaN lease minutes
+were answered with the SDK's raw text or a bare "Error executing tool"; unknown arguments
+were silently ignored; a 1 MB id was echoed back whole; a `tools/call` whose params was a
+string got no reply at all. Here the tools are driven through the SDK's client, through a
+raw stdio client writing JSON-RPC lines itself (NaN tokens, huge numbers, non-objects), and
+by generated argument dicts over one long-lived server session.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import select
+import subprocess
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mcp.client.session import ClientSession
+
+from loopx_core.errors import ExitCode
+from loopx_core.mcp.answers import MAX_MESSAGE
+from loopx_core.mcp.server import LoopxServer, strict_tool
+from loopx_core.ops import goals, todos
+from loopx_core.settlement.turns import begin_turn
+from tests.conftest import LOOPX_BIN, T0, T0_ISO, Project
+from tests.test_mcp import TOOLS, Tools, with_server
+
+MEGABYTE_ID = "a" * 1_000_000
+EXIT_CODES = {int(code) for code in ExitCode}
+SETTLEMENT_CODES = set(range(10, 20))
+"""Settlement refusals may journal the failure (a `failed` tombstone) but settle nothing."""
+SETTLED_FILES = ("events.jsonl", "receipts.json", "runs/")
+
+
+def _setup(project: Project) -> str:
+    """Goal g, agents builder and other, todos t1-t3, builder's turn begun on t1: its key."""
+    store = project.store
+    goals.add_goal(store, "g", "Objective", T0)
+    goals.register_agent(store, "builder", [], T0)
+    goals.register_agent(store, "other", [], T0)
+    for title in ("First", "Second", "Third"):
+        todos.add_todo(store, "g", title, T0)
+    journal, _ = begin_turn(store, "g", "builder", T0, todo_id="t1")
+    return journal.turn_key
+
+
+def _files(root: Path) -> dict[str, str]:
+    """Every file in the project's folder and around it (`.loopx/locks/` aside): its hash.
+
+    The folder around catches a file written through an id that climbs out of `.loopx/`.
+    """
+    base = root.parent
+    return {
+        str(p.relative_to(base)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(base.rglob("*"))
+        if p.is_file() and p.parent != root / ".loopx" / "locks"
+    }
+
+
+def _assert_typed(text: str) -> dict[str, Any]:
+    """`text` is exactly LoopX's JSON error object with a documented exit code; the object."""
+    data = json.loads(text)
+    assert list(data) == ["error"], text[:300]
+    error = data["error"]
+    assert set(error) <= {"code", "message", "exit_code", "step"} and {"code", "message", "exit_code"} <= set(
+        error
+    )
+    assert isinstance(error["code"], str) and isinstance(error["message"], str)
+    assert error["exit_code"] in EXIT_CODES, error
+    assert error["code"] != "internal" and error["exit_code"] != int(ExitCode.INTERNAL), error
+    assert len(error["message"]) <= MAX_MESSAGE
+    return error
+
+
+# -- through the SDK's own client ---------------------------------------------------------
+
+CLAIM = {"goal_id": "g", "todo_id": "t2", "agent_id": "other"}
+
+BAD_CALLS = [
+    pytest.param("todo_claim", {**CLAIM, "lease_minutes": "30"}, "lease_minutes", id="string-for-number"),
+    pytest.param("todo_claim", {**CLAIM, "goal_id": 7}, "goal_id", id="number-for-id"),
+    pytest.param("todo_claim", {**CLAIM, "agent_id": ["other"]}, "agent_id", id="list-for-id"),
+    pytest.param("todo_complete", {**CLAIM, "no_follow_up": 1}, "no_follow_up", id="number-for-bool"),
+    pytest.param("todo_complete", {**CLAIM, "evidence": "ok"}, "evidence", id="string-for-list"),
+    pytest.param("todo_complete", {**CLAIM, "evidence": [1, 2]}, "evidence[0]", id="numbers-in-list"),
+    pytest.param("todo_claim", {"goal_id": "g", "todo_id": "t2"}, "agent_id", id="missing"),
+    pytest.param("todo_claim", {**CLAIM, "lease_minuets": 5}, "lease_minuets", id="unknown-argument"),
+    pytest.param("status", {"verbose": True}, "verbose", id="unknown-argument-no-args-tool"),
+    pytest.param("todo_list", {"goal_id": "g", "status": "finished"}, "status", id="bad-enum"),
+    pytest.param(
+        "writeback",
+        {"goal_id": "g", "agent_id": "builder", "turn_key": "k", "summary": "x", "validation_status": "ok"},
+        "validation_status",
+        id="bad-enum-required",
+    ),
+    pytest.param("todo_claim", {**CLAIM, "lease_minutes": float("nan")}, "lease_minutes", id="nan"),
+    pytest.param("todo_claim", {**CLAIM, "lease_minutes": float("inf")}, "lease_minutes", id="inf"),
+    pytest.param("todo_claim", {**CLAIM, "lease_minutes": 10**400}, "lease_minutes", id="huge-int"),
+    pytest.param("todo_claim", {**CLAIM, "lease_minutes": 1e300}, "lease", id="huge-float"),
+    pytest.param(
+        "todo_claim", {**CLAIM, "goal_id": "../../../escape"}, "goal_id: not a valid id", id="climbing-id"
+    ),
+    pytest.param(
+        "todo_claim", {**CLAIM, "todo_id": MEGABYTE_ID}, "todo_id: not a valid id", id="megabyte-id"
+    ),
+    pytest.param("todo_claim", {**CLAIM, MEGABYTE_ID: 1}, "aaaa", id="megabyte-argument-name"),
+    pytest.param("no_such_tool", {}, "unknown tool", id="unknown-tool"),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments", "named"), BAD_CALLS)
+def test_a_bad_call_is_a_typed_usage_error_and_writes_nothing(
+    project: Project, tool: str, arguments: dict[str, Any], named: str
+) -> None:
+    _setup(project)
+    before = _files(project.root)
+
+    async def body(session: ClientSession, tools: Tools) -> str:
+        result = await session.call_tool(tool, arguments)
+        assert result.is_error and result.structured_content is None
+        [content] = result.content
+        return content.text  # type: ignore[union-attr]
+
+    text = with_server(project.root, body)
+    error = _assert_typed(text)
+    assert (error["code"], error["exit_code"]) == ("usage", 2), error
+    assert named in error["message"]
+    assert "Error executing tool" not in text and "pydantic" not in text and "aaaa" * 40 not in text
+    assert _files(project.root) == before
+
+
+def test_the_published_schemas_refuse_unknown_arguments(project: Project) -> None:
+    async def body(session: ClientSession, tools: Tools) -> dict[str, Any]:
+        return {t.name: t.input_schema for t in (await session.list_tools()).tools}
+
+    schemas = with_server(project.root, body)
+    assert set(schemas) == TOOLS
+    assert all(s["additionalProperties"] is False for s in schemas.values())
+
+
+def test_an_unexpected_exception_in_a_tool_is_typed_internal_without_traceback(
+    project: Project, capfd: pytest.CaptureFixture[str]
+) -> None:
+    from mcp.client.client import Client
+
+    def crash(goal_id: str) -> dict[str, Any]:
+        """A tool whose body fails the way a bug would."""
+        raise RuntimeError(f"secret detail at {project.root}")
+
+    server = LoopxServer([strict_tool(crash)], lambda: [project.root])
+
+    async def main() -> str:
+        async with Client(server) as client:
+            result = await client.call_tool("crash", {"goal_id": "g"})
+            assert result.is_error
+            return result.content[0].text  # type: ignore[union-attr]
+
+    data = json.loads(anyio.run(main))
+    assert data["error"]["code"] == "internal" and data["error"]["exit_code"] == 1
+    assert "secret" not in data["error"]["message"] and str(project.root) not in data["error"]["message"]
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "secret" not in err
+    assert "internal error in tool crash: RuntimeError" in err
+
+
+# -- a raw stdio client: JSON-RPC lines written by hand -----------------------------------
+
+
+class RawServer:
+    """`loopx mcp serve` driven line by line over its stdin and stdout."""
+
+    def __init__(self, root: Path, stderr: Path) -> None:
+        env = {**os.environ, "LOOPX_NOW": T0_ISO}
+        self._err = stderr.open("wb")
+        self.proc = subprocess.Popen(
+            [str(LOOPX_BIN), "--root", str(root), "mcp", "serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._err,
+            env=env,
+        )
+        self.stderr = stderr
+        self._buffer = b""
+        self._next_id = 0
+        reply = self.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        )
+        assert "result" in reply, reply
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: Any) -> None:
+        """Write one line: a JSON value (NaN and infinities as bare tokens) or raw text."""
+        line = message if isinstance(message, str) else json.dumps(message, allow_nan=True)
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line.encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def reply(self, timeout: float = 20) -> dict[str, Any]:
+        """The next line the server writes, parsed; fails on silence or exit."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            ready, _, _ = select.select([fd], [], [], timeout)
+            assert ready, "the server did not answer"
+            chunk = os.read(fd, 1 << 16)
+            assert chunk, f"the server exited ({self.proc.poll()})"
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def request(self, method: str, params: Any) -> dict[str, Any]:
+        """Send a request with a fresh id; its reply (which must carry that id)."""
+        self._next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params})
+        answer = self.reply()
+        assert answer.get("id") == self._next_id, answer
+        return answer
+
+    def close(self) -> str:
+        """End the session (stdin closed); the server's stderr."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=20)
+        self._err.close()
+        return self.stderr.read_text(errors="replace")
+
+
+@pytest.fixture
+def raw(project: Project, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawServer]:
+    """A set-up project served over a raw stdio session (its stderr kept outside the project)."""
+    _setup(project)
+    server = RawServer(project.root, tmp_path_factory.mktemp("server") / "stderr.txt")
+    yield server
+    if server.proc.poll() is None:
+        server.close()
+
+
+MALFORMED = [
+    pytest.param(
+        '{"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": "abc"}',
+        41,
+        -32602,
+        id="params-string",
+    ),
+    pytest.param(
+        '{"jsonrpc": "2.0", "id": "s", "method": "tools/call", "params": [1]}', "s", -32602, id="params-array"
+    ),
+    pytest.param(
+        '{"jsonrpc": "2.0", "id": 42, "method": "tools/call", "params": {"name": "status", "arguments": "x"}}',
+        42,
+        -32602,
+        id="arguments-string",
+    ),
+    pytest.param('{"jsonrpc": "2.0", "id": 43, "method": "tools/call"}', 43, -32602, id="no-params"),
+    pytest.param(
+        '{"jsonrpc": "1.0", "id": 44, "method": "tools/call", "params": {}}', 44, -32600, id="wrong-version"
+    ),
+    pytest.param('{"jsonrpc": "2.0", "id": 45, "method": 5}', 45, -32600, id="method-number"),
+    pytest.param('{"jsonrpc": "2.0", "id": true, "method": "tools/list"}', None, -32600, id="id-bool"),
+    pytest.param('{"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}', None, -32600, id="id-float"),
+    pytest.param('{"jsonrpc": "2.0", "id": null, "method": "tools/list"}', None, -32600, id="id-null"),
+    pytest.param("not json at all", None, -32700, id="not-json"),
+    pytest.param(
+        '{"jsonrpc": "2.0", "id": 46, "method": "tools/call", "params": {', None, -32700, id="truncated"
+    ),
+    pytest.param("[1, 2, 3]", None, -32600, id="batch"),
+    pytest.param('"just a string"', None, -32600, id="string"),
+    pytest.param("[" * 100_000 + "]" * 100_000, None, -32700, id="deep-nesting"),
+]
+
+
+@pytest.mark.parametrize(("line", "reply_id", "code"), MALFORMED)
+def test_a_malformed_line_gets_a_json_rpc_error_and_the_session_goes_on(
+    raw: RawServer, line: str, reply_id: Any, code: int
+) -> None:
+    raw.send(line)
+    answer = raw.reply()
+    assert answer["jsonrpc"] == "2.0" and answer["id"] == reply_id and answer["error"]["code"] == code, answer
+    assert len(json.dumps(answer)) < 500
+    listed = raw.request("tools/list", {})
+    assert {t["name"] for t in listed["result"]["tools"]} == TOOLS
+    err = raw.close()
+    assert "Traceback" not in err, err
+
+
+def test_nan_tokens_and_a_megabyte_id_over_raw_json_rpc(raw: RawServer) -> None:
+    for arguments, named in [
+        ({**CLAIM, "lease_minutes": float("nan")}, "lease_minutes"),
+        ({**CLAIM, "lease_minutes": float("-inf")}, "lease_minutes"),
+        ({**CLAIM, "lease_minutes": "NaN"}, "lease_minutes"),
+        ({**CLAIM, "agent_id": MEGABYTE_ID}, "agent_id: not a valid id"),
+    ]:
+        answer = raw.request("tools/call", {"name": "todo_claim", "arguments": arguments})
+        result = answer["result"]
+        assert result["isError"] is True
+        error = _assert_typed(result["content"][0]["text"])
+        assert error["code"] == "usage" and named in error["message"]
+        assert len(json.dumps(answer)) < 2 * MAX_MESSAGE
+    assert "Traceback" not in raw.close()
+
+
+# -- generated calls over one long-lived session ------------------------------------------
+
+GENERATED_CASES = 200
+HUGE = ["b" * 1_000_000, "x y " * 50_000, "\u00e9\U0001f600" * 20_000]
+NUMBERS = st.one_of(
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.integers(min_value=10**300, max_value=10**400),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0, -1, 0.5, 1e300, -1e-300, 2**63]),
+)
+SCALARS = st.one_of(st.none(), st.booleans(), NUMBERS, st.text(max_size=40), st.sampled_from(HUGE))
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=8,
+)
+LIKELY = {
+    "goal_id": ["g", "G", "nope", "g\n", "../g", "../../../escape"],
+    "agent_id": ["builder", "other", "ghost"],
+    "todo_id": ["t1", "t2", "t3", "t99", None],
+    "turn_instance_id": ["i-1", None],
+    "summary": ["did it", ""],
+    "validation_status": ["passed", "failed"],
+    "status": ["open", "claimed", "done", "blocked", "deferred", None],
+    "evidence": [["ran tests"], [], None],
+    "changed_files": [["a.txt"], ["/etc/passwd"], None],
+    "available_capabilities": [["python"], None],
+    "surface": ["codex-app", "claude-code", None],
+    "lease_minutes": [30, 0.01, 1e6, -5],
+    "no_follow_up": [True, False],
+    "replan": [True, False],
+}
+
+
+def _value(name: str, turn_key: str) -> st.SearchStrategy[Any]:
+    likely = [turn_key, "sha256:" + "0" * 64] if name == "turn_key" else LIKELY.get(name, [])
+    if not likely:
+        return VALUES
+    return st.one_of(st.sampled_from(likely), st.sampled_from(likely), st.sampled_from(likely), VALUES)
+
+
+def _calls(schemas: dict[str, dict[str, Any]], turn_key: str) -> st.SearchStrategy[tuple[str, Any]]:
+    """A tool name (now and then an unknown one) and its arguments: mostly complete, often odd."""
+
+    def for_tool(name: str) -> st.SearchStrategy[tuple[str, Any]]:
+        schema = schemas.get(name, {})
+        names = sorted(schema.get("properties", {}))
+        required = set(schema.get("required", []))
+        optional = {n: _value(n, turn_key) for n in names if n not in required}
+        complete = st.fixed_dictionaries({n: _value(n, turn_key) for n in required}, optional=optional)
+        partial = st.fixed_dictionaries({}, optional={n: _value(n, turn_key) for n in names})
+        extra = st.dictionaries(st.text(min_size=1, max_size=12) | st.sampled_from(HUGE), VALUES, max_size=2)
+        arguments = st.one_of(
+            complete,
+            complete,
+            complete,
+            complete,
+            partial,
+            st.builds(lambda a, b: {**b, **a}, complete, extra),
+            VALUES.filter(lambda v: not isinstance(v, dict)),
+        )
+        return st.tuples(st.just(name), arguments)
+
+    return st.sampled_from([*sorted(schemas), "no_such_tool", "Status"]).flatmap(for_tool)
+
+
+def test_generated_calls_get_typed_answers_and_refusals_change_nothing(
+    raw: RawServer, project: Project
+) -> None:
+    root = project.root
+    turn_key = json.loads((root / ".loopx/goals/g/state.json").read_text())["open_turns"]["builder"]
+    listed = raw.request("tools/list", {})["result"]["tools"]
+    schemas = {t["name"]: t["inputSchema"] for t in listed}
+    seen: Counter[str] = Counter()
+    private = [str(root), str(root.resolve()), str(root.parent), os.environ["HOME"]]
+
+    @settings(
+        max_examples=GENERATED_CASES,
+        deadline=None,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.large_base_example,
+        ],
+    )
+    @given(call=_calls(schemas, turn_key))
+    def check(call: tuple[str, Any]) -> None:
+        name, arguments = call
+        before = _files(root)
+        answer = raw.request("tools/call", {"name": name, "arguments": arguments})
+        text = json.dumps(answer, ensure_ascii=False)
+        assert not any(p in text for p in private), text[:500]
+        assert raw.proc.poll() is None
+        if not isinstance(arguments, dict | None):  # null arguments are no arguments
+            assert answer["error"]["code"] == -32602, answer
+            seen["json-rpc error"] += 1
+            assert _files(root) == before
+            return
+        result = answer["result"]
+        if not result.get("isError"):
+            assert isinstance(result["structuredContent"], dict), result
+            seen["success"] += 1
+            return
+        error = _assert_typed(result["content"][0]["text"])
+        seen[error["code"]] += 1
+        after = _files(root)
+        if error["exit_code"] in SETTLEMENT_CODES:
+            settled = [f for f in set(before) | set(after) if f.endswith(SETTLED_FILES) or "/runs/" in f]
+            assert {f: before.get(f) for f in settled} == {f: after.get(f) for f in settled}, error
+        else:
+            assert after == before, error
+
+    check()
+    err = raw.close()
+    print(f"\nMCP generated calls: {sum(seen.values())} over one session; answers by kind: {dict(seen)}")
+    assert sum(seen.values()) >= GENERATED_CASES
+    assert "Traceback" not in err, err[-2000:]
+    assert seen["usage"] > 0 and seen["success"] > 0
