@@ -245,3 +245,52 @@ def test_a_loop_of_tool_calls_finishes_the_goal(tmp_path: Path) -> None:
     spends = (tmp_path / ".loopx/goals/g/events.jsonl").read_text().splitlines()
     assert len(spends) == 3 and len({json.loads(s)["turn_instance_id"] for s in spends}) == 3
     assert json.loads((tmp_path / ".loopx/registry.json").read_text())["goals"]["g"]["status"] == "done"
+
+
+BROKEN_SDKS = {
+    "raises": "raise ImportError('simulated broken install')\n",
+    "syntax-error": "def (:\n",
+    "missing-submodules": "",
+    "crashes": "import os\nos.environ['X'] = None\n",
+}
+
+
+def _shadow(folder: Path, body: str) -> dict[str, str]:
+    """An environment whose `mcp` package is a broken module placed ahead of the real one."""
+    package = folder / "shadow" / "mcp"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(body)
+    return {"PYTHONPATH": str(folder / "shadow")}
+
+
+@pytest.mark.parametrize("kind", sorted(BROKEN_SDKS))
+def test_a_broken_sdk_is_one_line_and_exit_1(tmp_path: Path, kind: str) -> None:
+    project(tmp_path)
+    result = run_loopx("mcp", "serve", root=tmp_path, env=_shadow(tmp_path, BROKEN_SDKS[kind]))
+    assert result.exit_code == 1 and result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert line.startswith("loopx: error: cannot serve MCP: the MCP SDK (`mcp` package) does not import")
+    assert "reinstall LoopX" in line and str(tmp_path) not in line
+
+
+def test_other_commands_never_import_the_sdk(tmp_path: Path) -> None:
+    """The SDK stays out of every other command: a broken one does not touch them."""
+    project(tmp_path)
+    env = _shadow(tmp_path, BROKEN_SDKS["raises"])
+    for args in (
+        ("--version",),
+        ("quota", "should-run", "-g", "g", "-a", "builder"),
+        ("todo", "list", "-g", "g"),
+    ):
+        result = run_loopx(*args, root=tmp_path, env=env)
+        assert result.exit_code == 0 and "Traceback" not in result.stderr, (args, result.stderr)
+
+
+def test_the_sdk_is_a_core_dependency() -> None:
+    import re
+    import tomllib
+
+    from tests.conftest import REPO
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert "mcp" in {re.split(r"[\s<>=!~\[;]", d, maxsplit=1)[0].lower() for d in declared}
