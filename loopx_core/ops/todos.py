@@ -11,9 +11,8 @@ from loopx_core.ids import check_id
 from loopx_core.models import GoalState, Todo
 from loopx_core.models.domain import Minutes, Priority, check
 from loopx_core.ops.goals import require_agent, require_goal
+from loopx_core.settlement.lease import DEFAULT_LEASE_MINUTES
 from loopx_core.store.files import FileStore
-
-DEFAULT_LEASE_MINUTES = 30.0
 
 
 def require_todo(state: GoalState, todo_id: str) -> Todo:
@@ -118,6 +117,9 @@ def claim_todo(
 
 def release_todo(store: FileStore, goal_id: str, todo_id: str, agent_id: str, now: datetime) -> Todo:
     """Give the lease back; only its holder may."""
+    check_id("goal", goal_id)
+    check_id("todo", todo_id)
+    check_id("agent", agent_id)
 
     def change(state: GoalState) -> Todo:
         todo = require_todo(state, todo_id)
@@ -139,6 +141,10 @@ def complete_todo(
     evidence: list[str] | None = None,
 ) -> Todo:
     """Mark a todo done with its evidence; an agent todo only by its lease holder."""
+    check_id("goal", goal_id)
+    check_id("todo", todo_id)
+    if agent_id is not None:
+        check_id("agent", agent_id)
 
     def change(state: GoalState) -> Todo:
         todo = require_todo(state, todo_id)
@@ -158,6 +164,8 @@ def complete_todo(
 
 def block_todo(store: FileStore, goal_id: str, todo_id: str, reason: str, now: datetime) -> Todo:
     """Mark a todo blocked (its lease, if any, is dropped)."""
+    check_id("goal", goal_id)
+    check_id("todo", todo_id)
     if not reason.strip():
         raise UsageError("blocking a todo needs a --reason")
 

@@ -11,7 +11,7 @@ import re
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import AwareDatetime, Field
+from pydantic import AwareDatetime, Field, field_validator
 
 from loopx_core.errors import UsageError
 from loopx_core.models.common import StrictModel
@@ -29,6 +29,7 @@ PHASES: tuple[str, ...] = (
 STATUSES: tuple[str, ...] = ("open", "committed", "stopped", "failed")
 TOMBSTONES = ("committed", "stopped", "failed")
 INSPECTION_SCHEMA = "loopx_turn_journal_inspection_v0"
+IDENTITY_KEYS = frozenset({"goal_id", "agent_id", "todo_id", "turn_instance_id", "replan_obligation_id"})
 _TURN_KEY_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
@@ -65,6 +66,18 @@ class TurnJournal(StrictModel):
     cancel_reason: str | None = None
     lease_minutes: Minutes | None = None
     """The todo lease length each settlement phase renews (None: the default)."""
+
+    @field_validator("identity")
+    @classmethod
+    def _whole_identity(cls, identity: dict[str, str | None]) -> dict[str, str | None]:
+        """Exactly the settlement identity's keys, binding one todo or one replan obligation."""
+        if set(identity) != IDENTITY_KEYS:
+            raise ValueError(f"identity must have exactly the keys {', '.join(sorted(IDENTITY_KEYS))}")
+        if not identity["goal_id"] or not identity["agent_id"] or not identity["turn_instance_id"]:
+            raise ValueError("identity needs goal_id, agent_id and turn_instance_id")
+        if (identity["todo_id"] is None) == (identity["replan_obligation_id"] is None):
+            raise ValueError("identity binds exactly one of todo_id or replan_obligation_id")
+        return identity
 
     def settlement_identity(self) -> SettlementIdentity:
         """The identity this journal settles."""

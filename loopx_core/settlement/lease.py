@@ -17,6 +17,9 @@ from loopx_core.settlement.algebra import FailureKind, SettlementReceipt, Settle
 from loopx_core.settlement.identity import SettlementIdentity
 from loopx_core.store.files import FileStore
 
+DEFAULT_LEASE_MINUTES = 30.0
+"""A todo lease's length unless the claim or turn says otherwise."""
+
 
 def _validate(state: GoalState, identity: SettlementIdentity, now: datetime) -> Step:
     def step(result: SettlementResult) -> SettlementResult:
@@ -71,43 +74,48 @@ def _write(state: GoalState, identity: SettlementIdentity, now: datetime, lease_
     return step
 
 
-def hold_lease(
-    store: FileStore,
-    identity: SettlementIdentity,
-    now: datetime,
-    *,
-    lease_minutes: float,
-    done_is_held: bool = False,
-) -> tuple[FailureKind, str] | None:
-    """Renew the turn's todo lease, or say it is lost (another agent holds it, or it ended).
+def lease_lost(state: GoalState, identity: SettlementIdentity, *, done_is_held: bool = False) -> str | None:
+    """Why the turn's agent no longer holds its todo's lease (None: it does; a replan holds none).
 
-    A lease past its expiry that nobody took over is still this agent's: it is renewed.
-    `done_is_held`: a done todo counts as held (a closeout retried after its effect).
+    A lease past its expiry that nobody took over is still this agent's. `done_is_held`: a
+    done todo counts as held (a closeout retried after its effect).
     """
     todo_id = identity.todo_id
     if todo_id is None:
-        return None  # a replan turn holds no lease
+        return None
+    todo = state.todo(todo_id)
+    if todo is None:
+        return f"todo {todo_id!r} no longer exists"
+    if done_is_held and todo.status == "done":
+        return None
+    if todo.claimed_by != identity.agent_id or todo.status != "claimed":
+        holder = f"is held by {todo.claimed_by!r}" if todo.claimed_by else f"is {todo.status}"
+        return f"todo {todo_id!r} {holder}: agent {identity.agent_id!r} lost its lease"
+    return None
+
+
+def hold_lease(
+    store: FileStore, identity: SettlementIdentity, now: datetime, *, lease_minutes: float
+) -> tuple[FailureKind, str] | None:
+    """Renew the turn's todo lease to `now + lease_minutes`, or say why it is lost."""
+    if identity.todo_id is None:
+        return None
 
     class _Lost(Exception):
-        def __init__(self, message: str) -> None:
-            self.message = message
+        pass
 
     def renew(state: GoalState) -> None:
-        todo = state.todo(todo_id)
-        if todo is None:
-            raise _Lost(f"todo {todo_id!r} no longer exists")
-        if done_is_held and todo.status == "done":
-            return
-        if todo.claimed_by != identity.agent_id or todo.status != "claimed":
-            holder = f"is held by {todo.claimed_by!r}" if todo.claimed_by else f"is {todo.status}"
-            raise _Lost(f"todo {todo_id!r} {holder}: agent {identity.agent_id!r} lost its lease")
+        why = lease_lost(state, identity)
+        if why is not None:
+            raise _Lost(why)
+        todo: Todo = state.todo(identity.todo_id)  # type: ignore[arg-type,assignment]
         todo.lease_expires_at = now + timedelta(minutes=lease_minutes)
         todo.updated_at = now
 
     try:
         store.update_goal(identity.goal_id, renew)
     except _Lost as lost:
-        return FailureKind.LEASE_LOST, lost.message
+        return FailureKind.LEASE_LOST, str(lost)
     return None
 
 

@@ -22,11 +22,12 @@ def write_run(store: FileStore, record: dict[str, Any], at: datetime) -> None:
 
     goal_id, run_id = record["goal_id"], record["run_id"]
     folder = store.runs_dir(goal_id)
+    indexed = store.run_indexed(goal_id, run_id)  # read before writing: a damaged history writes nothing
     atomic_write_bytes(
         folder / f"{run_id}.json", (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode()
     )
     atomic_write_bytes(folder / f"{run_id}.md", run_markdown(record).encode())
-    if store.run_indexed(goal_id, run_id):
+    if indexed:
         return  # a retry after a crash between the record and its journal receipt
     entry = {
         "schema_version": 1,

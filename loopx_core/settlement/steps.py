@@ -19,6 +19,7 @@ from loopx_core.quota import charge_slots, compute_usage, lookback
 from loopx_core.settlement import fault, runlog
 from loopx_core.settlement.algebra import FailureKind, SettlementReceipt, SettlementResult, Step, StepKind
 from loopx_core.settlement.journal import TurnJournal
+from loopx_core.settlement.lease import DEFAULT_LEASE_MINUTES, hold_lease, lease_lost
 from loopx_core.store.files import FileStore
 
 Outcome = tuple[dict[str, Any], str | None] | tuple[FailureKind, str]
@@ -88,9 +89,11 @@ def journal_step(ctx: TurnContext, kind: StepKind, perform: Callable[[TurnJourna
                 return result.add(
                     SettlementReceipt(str(kind), key, result.identity.effect_id, done.receipt, replayed=True)
                 )
-            lost = _hold_lease(ctx, journal, kind)
+            identity = journal.settlement_identity()
+            closing = kind is StepKind.TERMINAL_CLOSEOUT
+            lost = lease_lost(store.read_goal(ctx.goal_id), identity, done_is_held=closing)
             if lost:
-                return result.fail(lost[0], str(kind), lost[1])
+                return result.fail(FailureKind.LEASE_LOST, str(kind), lost)
             outcome = perform(journal)
             if isinstance(outcome[0], FailureKind):
                 return result.fail(outcome[0], str(kind), str(outcome[1]))
@@ -100,25 +103,14 @@ def journal_step(ctx: TurnContext, kind: StepKind, perform: Callable[[TurnJourna
             if journal.plan and str(kind) == journal.plan[-1]:
                 commit(store, journal, release=ctx.release_on_commit)
             store.write_journal(journal)
+            if not closing:  # each settled phase renews the lease (a closeout ends it)
+                hold_lease(
+                    store, identity, ctx.clock(), lease_minutes=journal.lease_minutes or DEFAULT_LEASE_MINUTES
+                )
             fault.point("after", str(kind))
             return result.add(SettlementReceipt(str(kind), key, result.identity.effect_id, detail), effect)
 
     return step
-
-
-def _hold_lease(ctx: TurnContext, journal: TurnJournal, kind: StepKind) -> tuple[FailureKind, str] | None:
-    """A todo turn settles only while its agent holds the todo's lease; each phase renews it."""
-    from loopx_core.ops.todos import DEFAULT_LEASE_MINUTES
-    from loopx_core.settlement.lease import hold_lease
-
-    minutes = journal.lease_minutes or DEFAULT_LEASE_MINUTES
-    return hold_lease(
-        ctx.store,
-        journal.settlement_identity(),
-        ctx.clock(),
-        lease_minutes=minutes,
-        done_is_held=kind is StepKind.TERMINAL_CLOSEOUT,
-    )
 
 
 def commit(store: FileStore, journal: TurnJournal, *, release: bool = True) -> None:

@@ -13,12 +13,12 @@ from loopx_core.decide import commands
 from loopx_core.effects.lens import TURN_RESULT_SCHEMA
 from loopx_core.errors import ConflictError, NotFoundError, RefusedError, SettlementError
 from loopx_core.ops.goals import require_agent, require_goal
-from loopx_core.ops.todos import DEFAULT_LEASE_MINUTES
 from loopx_core.quota import compute_usage, lookback
 from loopx_core.settlement.algebra import SettlementResult, StepKind, compose
 from loopx_core.settlement.identity import SettlementIdentity, replan_obligation_id, turn_instance_id
 from loopx_core.settlement.journal import PHASES, TurnJournal
-from loopx_core.settlement.lease import lease_todo
+from loopx_core.settlement.lease import DEFAULT_LEASE_MINUTES, lease_lost, lease_todo
+from loopx_core.settlement.runlog import run_id_for
 from loopx_core.settlement.steps import STEP_BUILDERS, TurnContext
 from loopx_core.store.files import FileStore
 
@@ -214,10 +214,11 @@ def cancel_turn(
     from the goal so the agent can begin again: None says so.
     """
     with store.goal_lock(goal_id):
+        state = store.read_goal(goal_id)  # a damaged state refuses before the journal changes
         try:
             journal = store.read_journal(goal_id, turn_key)
         except NotFoundError:
-            if store.read_goal(goal_id).open_turns.get(agent_id) != turn_key:
+            if state.open_turns.get(agent_id) != turn_key:
                 raise
 
             def forget(s: Any) -> None:
@@ -321,9 +322,15 @@ def writeback_turn(ctx: TurnContext, *, adapter: str) -> dict[str, Any]:
     """
     from loopx_core.settlement.steps import guard
 
-    refusal = guard(ctx, ctx.store.read_journal(ctx.goal_id, ctx.turn_key))
+    journal = ctx.store.read_journal(ctx.goal_id, ctx.turn_key)
+    refusal = guard(ctx, journal)
     if refusal:
         raise SettlementError(str(refusal[0]), refusal[1], step="host_execute")
+    identity = journal.settlement_identity()
+    lost = lease_lost(ctx.store.read_goal(ctx.goal_id), identity)
+    if lost and journal.phase("durable_writeback") is None:
+        raise SettlementError("lease_lost", lost, step="host_execute")
+    ctx.store.run_indexed(ctx.goal_id, run_id_for(identity.effect_id))  # a damaged history refuses first
     record_host_phases(ctx, {"adapter": adapter, "status": "succeeded"})
     return settle_steps(ctx, [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK], adapter=adapter)
 

@@ -176,7 +176,7 @@ class FileStore:
             if last is not None and event.at < last.at:
                 event = event.model_copy(update={"at": last.at})  # keep the tail ordered by time
             ledger.append_line(path, event.model_dump_json(exclude_none=True).encode())
-            receipts.load(self._receipt_sources(goal_id))  # index the new line now, not on next use
+            receipts.load(self._receipt_sources(goal_id), runs=False)  # index the new line now
             return event
 
     # -- receipts (exactly once for the goal's whole life) -----------------------------
@@ -206,7 +206,7 @@ class FileStore:
     def index_runs(self, goal_id: str) -> None:
         """Index lines just appended to the run history."""
         with self.goal_lock(goal_id):
-            receipts.load(self._receipt_sources(goal_id))
+            receipts.load(self._receipt_sources(goal_id), ledger=False)
 
     def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:
         """Ledger events at or after `since`, oldest first."""

@@ -28,6 +28,8 @@ def reverse_lines(path: Path) -> Iterator[bytes]:
         handle = path.open("rb")
     except FileNotFoundError:
         return
+    except OSError as exc:
+        raise unreadable(path, exc) from None
     with handle:
         position = handle.seek(0, os.SEEK_END)
         buffer = b""
@@ -50,6 +52,12 @@ def reverse_lines(path: Path) -> Iterator[bytes]:
                     yield line
         if terminated and buffer.strip():
             yield buffer
+
+
+def unreadable(path: Path, exc: OSError) -> StateInvalidError:
+    """An append-only file that cannot be opened (a directory, no permission) as one line."""
+    name = f"{path.parent.name}/{path.name}"
+    return StateInvalidError(f"{name} is unreadable: {exc.strerror or exc}", path=name)
 
 
 def parse_event(path: Path, line: bytes, root: Path | None) -> LedgerEvent:
@@ -95,8 +103,11 @@ def append_line(path: Path, line: bytes) -> None:
     A previous append that crashed mid-line left a fragment with no newline: it was never
     acknowledged, so it is cut off before the new line is written.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise unreadable(path, exc) from None
     try:
         size = os.lseek(fd, 0, os.SEEK_END)
         if size:

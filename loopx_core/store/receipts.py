@@ -22,7 +22,7 @@ from loopx_core.errors import NotFoundError, SchemaUnsupportedError, StateInvali
 from loopx_core.models.common import StrictModel
 from loopx_core.models.ledger import LedgerEvent
 from loopx_core.store.atomic import read_model, shown, write_model
-from loopx_core.store.ledger import parse_event
+from loopx_core.store.ledger import parse_event, unreadable
 
 
 class ReceiptIndex(StrictModel):
@@ -49,20 +49,36 @@ class Sources:
     root: Path
 
 
-def load(src: Sources) -> ReceiptIndex:
-    """The index, caught up with both files and saved if it moved (call with the goal lock held)."""
+def load(src: Sources, *, ledger: bool = True, runs: bool = True) -> ReceiptIndex:
+    """The index, caught up with the ledger and/or the run history and saved if it moved.
+
+    Call with the goal lock held.
+    """
     try:
         index = read_model(src.index, ReceiptIndex, what="receipt index", root=src.root)
     except SchemaUnsupportedError:
-        raise
+        if _newer(src.index):
+            raise  # written by a newer loopx: never rewritten by this one
+        index = ReceiptIndex(schema_version=1)
     except (NotFoundError, StateInvalidError):
         index = ReceiptIndex(schema_version=1)  # derived data: rebuilt from the truth
     before = index.model_copy(deep=True)
-    _catch_up_ledger(index, src)
-    _catch_up_runs(index, src)
+    if ledger:
+        _catch_up_ledger(index, src)
+    if runs:
+        _catch_up_runs(index, src)
     if index != before:
         write_model(src.index, index)
     return index
+
+
+def _newer(path: Path) -> bool:
+    """True when the file declares a schema_version above this release's."""
+    try:
+        version = json.loads(path.read_bytes()).get("schema_version")
+    except (OSError, ValueError, RecursionError, AttributeError):
+        return False
+    return isinstance(version, int) and version > 1
 
 
 def spend_of(src: Sources, turn_instance_id: str) -> LedgerEvent | None:
@@ -77,14 +93,14 @@ def void_of(src: Sources, event_id: str) -> LedgerEvent | None:
 
 def run_indexed(src: Sources, run_id: str) -> bool:
     """True when the run history already has a line for `run_id` (goal lock held)."""
-    return run_id in load(src).runs
+    return run_id in load(src, ledger=False).runs
 
 
 def _event(
     src: Sources, find: Callable[[ReceiptIndex], int | None], field: str, value: str
 ) -> LedgerEvent | None:
     for attempt in range(2):
-        offset = find(load(src))
+        offset = find(load(src, runs=False))
         if offset is None:
             return None
         event = _event_at(src, offset)
@@ -99,9 +115,12 @@ def _event(
 
 
 def _event_at(src: Sources, offset: int) -> LedgerEvent | None:
-    with src.ledger.open("rb") as handle:
-        handle.seek(offset)
-        line = handle.readline()
+    try:
+        with src.ledger.open("rb") as handle:
+            handle.seek(offset)
+            line = handle.readline()
+    except OSError as exc:
+        raise unreadable(src.ledger, exc) from None
     return parse_event(src.ledger, line, src.root) if line.endswith(b"\n") else None
 
 
@@ -112,17 +131,20 @@ def _lines(path: Path, offset: int) -> tuple[int, Iterator[tuple[int, bytes]]] |
     except FileNotFoundError:
         size = 0
     except OSError as exc:
-        raise StateInvalidError(f"{path.name} unreadable: {exc.strerror}") from None
+        raise unreadable(path, exc) from None
     if size < offset:
         return None
     if size == offset:
         return offset, iter(())
-    with path.open("rb") as handle:
-        if offset:
-            handle.seek(offset - 1)
-            if handle.read(1) != b"\n":
-                return None
-        data = handle.read(size - offset)
+    try:
+        with path.open("rb") as handle:
+            if offset:
+                handle.seek(offset - 1)
+                if handle.read(1) != b"\n":
+                    return None
+            data = handle.read(size - offset)
+    except OSError as exc:
+        raise unreadable(path, exc) from None
     end = data.rfind(b"\n") + 1  # an unterminated tail is an append never acknowledged
     lines, position = [], offset
     for line in data[:end].split(b"\n")[:-1]:
