@@ -33,8 +33,8 @@ def diff(action: Action) -> str:
 
 
 def blocked(actions: list[Action], force: bool) -> int:
-    """How many conflicts stop the whole run (every one, unless --force; then only those it cannot fix)."""
-    return sum(1 for a in actions if a.status == "conflict" and (not force or a.hard))
+    """How many conflicts stop the whole run: any, unless --force (which writes what it can)."""
+    return 0 if force else sum(1 for a in actions if a.status == "conflict")
 
 
 def _created(path: Path, root: Path) -> list[str]:
@@ -96,7 +96,8 @@ def apply(
         if action.force_replace and action.before is not None:
             backups.append(_backup(manifest, action, stamp))
         if action.owner:  # install side: create / update / merge / unchanged
-            if record is None:
+            if record is None or action.status == "create":
+                # a record whose file is gone is stale: the file LoopX creates now is this host's alone
                 record = manifest.files[name] = FileRecord(action.base, action.rel, original=action.before)
             if action.after is not None:
                 root = manifest.roots[record.base]

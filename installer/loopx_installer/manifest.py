@@ -45,6 +45,7 @@ class OwnerModel(_Strict):
     fragment: str | None = None
     owned_keys: list[list[str]] = Field(default_factory=list)
     host_keys: list[str] = Field(default_factory=list)
+    created: list[list[str]] | None = None
 
     @model_validator(mode="after")
     def _fragment_for_merges(self) -> OwnerModel:

@@ -31,6 +31,9 @@ class Fragment:
 
     text: str
     keys: Keys = ()
+    created: Keys | None = None
+    """Mappings and arrays the merge created (`missing`): only those are dropped again when the
+    removal leaves them empty. None: drop any left empty (manifests written before this was kept)."""
 
 
 def _kind(value: Any) -> str:
@@ -119,7 +122,7 @@ def _add(doc: Any, fragment: Any, keys: Keys, factory: Callable[[], Any]) -> Non
             parent[key] = copy.deepcopy(value)
 
 
-def _remove(doc: Any, fragment: Any, keys: Keys) -> None:
+def _remove(doc: Any, fragment: Any, keys: Keys, created: Keys | None = None) -> None:
     for path in keys:
         is_array = path[-1] == ARRAY
         where = path[:-1] if is_array else path
@@ -133,7 +136,7 @@ def _remove(doc: Any, fragment: Any, keys: Keys) -> None:
             if not isinstance(items, list):
                 raise ConflictError(f"{'.'.join(where)} is {_kind(items)}, not an array")
             kept = [v for v in items if v not in value]
-            if kept:
+            if kept or (created is not None and where not in created):
                 if len(kept) != len(items):
                     parent[key] = kept
             else:
@@ -144,16 +147,36 @@ def _remove(doc: Any, fragment: Any, keys: Keys) -> None:
                 del parent[key]
         else:
             del parent[key]
-        _prune(doc, where[:-1])
+        _prune(doc, where[:-1], created)
 
 
-def _prune(doc: Any, path: tuple[str, ...]) -> None:
-    """Drop mappings on `path` that the removal left empty (deepest first)."""
+def _prune(doc: Any, path: tuple[str, ...], created: Keys | None) -> None:
+    """Drop mappings on `path` that the removal left empty (deepest first), if the merge made them."""
     for depth in range(len(path), 0, -1):
         parent = _parent(doc, path[: depth - 1], False, dict)
         key = path[depth - 1]
-        if parent is not None and isinstance(parent.get(key), Mapping) and not parent[key]:
+        made = created is None or path[:depth] in created
+        if made and parent is not None and isinstance(parent.get(key), Mapping) and not parent[key]:
             del parent[key]
+
+
+def missing(kind: str, current: str | None, add: Fragment, what: str) -> Keys:
+    """The mappings and arrays on the way to the owned keys that `current` lacks (the merge makes them)."""
+    if kind not in ("json", "toml"):
+        return ()
+    data = strict(kind, current or "", what)
+    found: list[tuple[str, ...]] = []
+    for path in add.keys:
+        where = path[:-1] if path[-1] == ARRAY else path
+        stop = len(where) if path[-1] == ARRAY else len(where) - 1
+        node: Any = data
+        for depth in range(stop):
+            key = where[depth]
+            if not isinstance(node, Mapping) or key not in node:
+                found += [where[: d + 1] for d in range(depth, stop) if where[: d + 1] not in found]
+                break
+            node = node[key]
+    return tuple(found)
 
 
 def present(doc: Any, fragment: Any, keys: Keys) -> list[str]:
@@ -247,7 +270,7 @@ def expected(
     """What the file's data must be after the change, computed on plain parsed data."""
     data = strict(kind, current or "", what)
     if remove is not None:
-        _remove(data, _fragment(kind, remove), remove.keys)
+        _remove(data, _fragment(kind, remove), remove.keys, remove.created)
     if add is not None:
         _add(data, _fragment(kind, add), add.keys, dict)
     return data
@@ -280,7 +303,7 @@ def _rewrite_json(
     want = expected("json", current, remove, add, what)
     doc = strict_json(current or "", what)
     if remove is not None:
-        _remove(doc, _fragment("json", remove), remove.keys)
+        _remove(doc, _fragment("json", remove), remove.keys, remove.created)
     if add is not None:
         _add(doc, _fragment("json", add), add.keys, dict)
     return _checked("json", _dump_json(doc, what) if doc else None, want, what)
@@ -316,7 +339,7 @@ def _rewrite_toml(
     doc = _toml_doc(current or "", what)
     try:
         if remove is not None:
-            _remove(doc, _fragment("toml", remove), remove.keys)
+            _remove(doc, _fragment("toml", remove), remove.keys, remove.created)
         base = tomlkit.dumps(doc)
         if add is not None and not present(doc.unwrap(), _fragment("toml", add), add.keys):
             # none of our keys exist: append the fragment as written (the user's text stays as it is)

@@ -89,9 +89,9 @@ def confined(base: Path, relative: str, what: str) -> Path:
     """
     parts = _parts(relative)
     if parts is None:
+        named = "an absolute path" if relative.startswith(("/", "\\")) else repr(relative[:80])
         raise RefusedError(
-            f"{what} names {relative[:80]!r}, which is not a plain relative path inside its base; "
-            "nothing written",
+            f"{what} names {named}, which is not a plain relative path inside its base; nothing written",
             code="outside_target",
         )
     path = base
@@ -106,7 +106,8 @@ def confined(base: Path, relative: str, what: str) -> Path:
 def safe_path(base: Path, relative: str) -> Path:
     """`base/relative` for a facade file: a plugin's bad path is a usage error, a symlink is refused."""
     if _parts(relative) is None:
-        raise UsageError(f"facade path {relative[:80]!r} must be relative and stay inside its base")
+        named = "an absolute path" if relative.startswith(("/", "\\")) else repr(relative[:80])
+        raise UsageError(f"facade path {named} must be relative and stay inside its base")
     return confined(base, relative, "the facade")
 
 

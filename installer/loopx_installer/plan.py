@@ -73,6 +73,13 @@ def _keys(owner: dict[str, Any]) -> merge.Keys:
     return tuple(tuple(k) for k in owner.get("owned_keys") or [])
 
 
+def _fragment(owner: dict[str, Any]) -> merge.Fragment:
+    """The part of a file an owner entry says LoopX put there."""
+    created = owner.get("created")
+    made = None if created is None else tuple(tuple(k) for k in created)
+    return merge.Fragment(owner.get("fragment") or "", _keys(owner), made)
+
+
 def _host_keys(record: FileRecord | None) -> list[str]:
     if record is None:
         return []
@@ -154,7 +161,11 @@ def _install_one(
     force_replace = False
     detail = ""
     if previous is not None and previous.get("merge") == f.merge and previous.get("fragment") != f.content:
-        remove = merge.Fragment(previous.get("fragment") or "", _keys(previous))
+        remove = _fragment(previous)
+    made = set(merge.missing(f.merge, current, add, place.shown))
+    if previous is not None and previous.get("created") is not None:
+        made |= {tuple(k) for k in previous["created"]}
+    owner["created"] = [list(k) for k in sorted(made)]
     if previous is None:
         foreign = merge.foreign_owned(f.merge, current, add, place.shown, host)
         if foreign and not force:
@@ -220,8 +231,7 @@ def _uninstall_one(
         )
     if not others and sha256(current) == record.written_sha256:
         return Action(path, shown, "remove", current, record.original, **restore)
-    remove = merge.Fragment(owner.get("fragment") or "", _keys(owner))
-    after = merge.rewrite(owner["merge"], current, remove, None, shown, host)
+    after = merge.rewrite(owner["merge"], current, _fragment(owner), None, shown, host)
     if after is None and record.original is None and not others:
         return Action(path, shown, "remove", current, None)
     if after == current:

@@ -201,7 +201,7 @@ def run(request: Request) -> Report:
     if stopped:
         report.notices.append(
             f"Nothing written: {stopped} conflict(s) (all or nothing; --force replaces edited files, "
-            "with backups first)."
+            "with backups first, and writes the rest)."
         )
         return report
     steps = lifecycle.host_steps(
