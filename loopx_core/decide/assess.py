@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -9,7 +10,7 @@ from typing import Any, Literal
 from loopx_core.clock import iso
 from loopx_core.decide import scope
 from loopx_core.models import AgentEntry, GoalEntry, GoalState, Todo
-from loopx_core.quota import QuotaState, QuotaUsage
+from loopx_core.quota import EVALUATION_ORDER, QuotaState, QuotaUsage
 
 Lane = Literal["inbox", "workspace", "replan", "monitor"]
 
@@ -61,84 +62,98 @@ class Assessment:
 
 
 def assess(inputs: Inputs) -> Assessment:
-    """Evaluate the seven states, first match wins (SPEC §3)."""
-    goal, state, usage = inputs.goal, inputs.state, inputs.usage
-    if goal is not None and (goal.status != "active" or goal.quota.compute <= 0):
-        code, why = {
-            "stopped": ("goal_stopped", "goal is stopped"),
-            "done": ("goal_done", "goal is done (terminal closeout)"),
-        }.get(goal.status, ("compute_zero", "compute quota is 0 (hard pause)"))
-        return Assessment("paused", why, (code,), "workspace")
-    if inputs.health_error is not None or goal is None or state is None or usage is None:
+    """Evaluate the seven states in `EVALUATION_ORDER`, first match wins (SPEC §3)."""
+    for state in EVALUATION_ORDER:
+        found = CHECKS[state](inputs)
+        if found is not None:
+            return found
+    raise AssertionError("the eligible check always answers")  # pragma: no cover
+
+
+def _paused(inputs: Inputs) -> Assessment | None:
+    goal = inputs.goal
+    if goal is None or (goal.status == "active" and goal.quota.compute > 0):
+        return None
+    code, why = {
+        "stopped": ("goal_stopped", "goal is stopped"),
+        "done": ("goal_done", "goal is done (terminal closeout)"),
+    }.get(goal.status, ("compute_zero", "compute quota is 0 (hard pause)"))
+    return Assessment("paused", why, (code,), "workspace")
+
+
+def _blocked_health(inputs: Inputs) -> Assessment | None:
+    if inputs.health_error is not None or inputs.goal is None or inputs.state is None or inputs.usage is None:
         return Assessment(
-            "blocked_health",
-            inputs.health_error or "state unavailable",
-            ("state_invalid",),
-            "inbox",
+            "blocked_health", inputs.health_error or "state unavailable", ("state_invalid",), "inbox"
         )
-    high = [h for h in state.health if h.severity == "high"]
+    high = [h for h in inputs.state.health if h.severity == "high"]
     if high:
-        return Assessment(
-            "blocked_health",
-            f"health finding {high[0].code}: {high[0].message}",
-            ("health_high",),
-            "inbox",
-        )
-    blockers = scope.operator_blockers(state, inputs.agent_id)
-    if blockers:
-        return Assessment(
-            "operator_gate",
-            f"waiting for the owner on {', '.join(blockers)}",
-            ("operator_gate",),
-            "inbox",
-            blockers=tuple(blockers),
-        )
-    focus = state.waiting_on
-    if focus is not None and focus.until > inputs.now:
-        due = _monitor_due_at(focus.poll_every_minutes, focus.last_polled_at or focus.since)
-        monitor_due = due is not None and due <= inputs.now
-        resume = focus.until if due is None or monitor_due else min(due, focus.until)
-        return Assessment(
-            "focus_wait",
-            f"waiting on external evidence: {focus.reason}",
-            ("focus_wait", "monitor_due" if monitor_due else "monitor_not_due"),
-            "monitor",
-            next_eligible_at=resume,
-            monitor_due=monitor_due,
-        )
-    if usage.exhausted:
-        return Assessment(
-            "throttled",
-            f"{usage.spent_slots}/{usage.allowed_slots} slots spent in the {usage.policy.window_hours:g}h window",
-            ("quota_exhausted",),
-            "workspace",
-            next_eligible_at=usage.released_at(),
-        )
-    due = usage.due_at(inputs.agent_id)
+        why = f"health finding {high[0].code}: {high[0].message}"
+        return Assessment("blocked_health", why, ("health_high",), "inbox")
+    return None
+
+
+def _operator_gate(inputs: Inputs) -> Assessment | None:
+    blockers = scope.operator_blockers(_state(inputs), inputs.agent_id)
+    if not blockers:
+        return None
+    why = f"waiting for the owner on {', '.join(blockers)}"
+    return Assessment("operator_gate", why, ("operator_gate",), "inbox", blockers=tuple(blockers))
+
+
+def _focus_wait(inputs: Inputs) -> Assessment | None:
+    focus = _state(inputs).waiting_on
+    if focus is None or focus.until <= inputs.now:
+        return None
+    due = _monitor_due_at(focus.poll_every_minutes, focus.last_polled_at or focus.since)
+    monitor_due = due is not None and due <= inputs.now
+    resume = focus.until if due is None or monitor_due else min(due, focus.until)
+    return Assessment(
+        "focus_wait",
+        f"waiting on external evidence: {focus.reason}",
+        ("focus_wait", "monitor_due" if monitor_due else "monitor_not_due"),
+        "monitor",
+        next_eligible_at=resume,
+        monitor_due=monitor_due,
+    )
+
+
+def _throttled(inputs: Inputs) -> Assessment | None:
+    usage = _usage(inputs)
+    if not usage.exhausted:
+        return None
+    return Assessment(
+        "throttled",
+        f"{usage.spent_slots}/{usage.allowed_slots} slots spent in the {usage.policy.window_hours:g}h window",
+        ("quota_exhausted",),
+        "workspace",
+        next_eligible_at=usage.released_at(),
+    )
+
+
+def _waiting(inputs: Inputs) -> Assessment | None:
+    due = _usage(inputs).due_at(inputs.agent_id)
     if due is not None:
-        return Assessment(
-            "waiting",
-            f"not due until {iso(due)} (min interval)",
-            ("not_due",),
-            "workspace",
-            next_eligible_at=due,
-        )
+        why = f"not due until {iso(due)} (min interval)"
+        return Assessment("waiting", why, ("not_due",), "workspace", next_eligible_at=due)
+    state = _state(inputs)
+    if inputs.agent_id is None or scope.in_scope(state, inputs.agent_id, inputs.now):
+        return None
+    if not scope.open_agent_work(state):
+        return None  # nothing open at all: eligible, to replan the frontier
+    return Assessment(
+        "waiting", "open todos exist but none this agent may take", ("nothing_in_scope",), "workspace"
+    )
+
+
+def _eligible(inputs: Inputs) -> Assessment:
+    state = _state(inputs)
     if inputs.agent_id is None:
         return _goal_level(state)
     candidates = tuple(scope.in_scope(state, inputs.agent_id, inputs.now))
     if not candidates:
-        if not scope.open_agent_work(state):
-            return Assessment(
-                "eligible",
-                "no open agent todos: replan the frontier",
-                ("frontier_empty",),
-                "replan",
-            )
         return Assessment(
-            "waiting",
-            "open todos exist but none this agent may take",
-            ("nothing_in_scope",),
-            "workspace",
+            "eligible", "no open agent todos: replan the frontier", ("frontier_empty",), "replan"
         )
     have = inputs.capabilities_now
     capable = [t for t in candidates if set(t.required_capabilities) <= have]
@@ -152,6 +167,28 @@ def assess(inputs: Inputs) -> Assessment:
         selected=selected,
         candidates=candidates,
     )
+
+
+def _state(inputs: Inputs) -> GoalState:
+    assert inputs.state is not None  # blocked_health answers first when it is missing
+    return inputs.state
+
+
+def _usage(inputs: Inputs) -> QuotaUsage:
+    assert inputs.usage is not None  # blocked_health answers first when it is missing
+    return inputs.usage
+
+
+CHECKS: dict[QuotaState, Callable[[Inputs], Assessment | None]] = {
+    "paused": _paused,
+    "blocked_health": _blocked_health,
+    "operator_gate": _operator_gate,
+    "focus_wait": _focus_wait,
+    "throttled": _throttled,
+    "waiting": _waiting,
+    "eligible": _eligible,
+}
+"""One check per state; `assess` runs them in `EVALUATION_ORDER`, the one source of precedence."""
 
 
 def _goal_level(state: GoalState) -> Assessment:
