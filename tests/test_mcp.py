@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -294,3 +297,43 @@ def test_the_sdk_is_a_core_dependency() -> None:
 
     declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
     assert "mcp" in {re.split(r"[\s<>=!~\[;]", d, maxsplit=1)[0].lower() for d in declared}
+
+
+def _started(root: Path) -> subprocess.Popen[bytes]:
+    """`loopx mcp serve` with the handshake done, over raw pipes."""
+    server = subprocess.Popen(
+        [str(LOOPX_BIN), "--root", str(root), "mcp", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write(
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}).encode() + b"\n"
+    )
+    server.stdin.flush()
+    assert b'"result"' in server.stdout.readline()
+    return server
+
+
+def test_ctrl_c_ends_the_server_at_once_without_traceback(tmp_path: Path) -> None:
+    project(tmp_path)
+    server = _started(tmp_path)
+    server.send_signal(signal.SIGINT)  # stdin stays open: the reader must not hold the exit
+    assert server.wait(timeout=15) == 130
+    assert server.stderr is not None and server.stderr.read() == b""
+
+
+def test_a_client_that_closes_its_end_ends_the_session_quietly(tmp_path: Path) -> None:
+    project(tmp_path)
+    server = _started(tmp_path)
+    assert server.stdin is not None and server.stdout is not None
+    server.stdout.close()
+    request = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).encode() + b"\n"
+    with contextlib.suppress(BrokenPipeError):
+        server.stdin.write(request)
+        server.stdin.flush()
+        server.stdin.close()
+    assert server.wait(timeout=15) == 0
+    assert server.stderr is not None and server.stderr.read() == b""

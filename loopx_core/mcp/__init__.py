@@ -11,7 +11,9 @@ imported, `serve` prints one line and exits 1, without a traceback.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+from typing import Any
 
 from loopx_core.errors import ExitCode
 
@@ -51,6 +53,17 @@ def serve(root: str | None = None) -> None:
     from loopx_core.mcp.server import build_server
 
     try:
-        build_server(root).run()
+        _run(build_server(root))
     except KeyboardInterrupt:
         raise SystemExit(130) from None
+
+
+def _run(server: Any) -> None:
+    try:
+        server.run()
+    except* (BrokenPipeError, ConnectionResetError):
+        # The client closed our stdout: the session is over. Point fd 1 at the null device so
+        # the interpreter's final flush cannot fail again on the dead pipe.
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)

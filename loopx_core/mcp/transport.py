@@ -10,12 +10,16 @@ when it has a usable one) and never reaches the SDK; every other line goes on un
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
-from typing import Any, BinaryIO
+import threading
+from typing import Any
 
 import anyio
-import anyio.to_thread
+import anyio.from_thread
+import anyio.lowlevel
 import mcp_types as types
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
@@ -57,18 +61,60 @@ def _error(request_id: int | str | None, code: int, message: str) -> types.JSONR
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
 
 
-class Lines:
-    """stdin as the SDK's reader iterates it, answering refused lines through `answer_with`'s stream."""
+MAX_LINE = 64 * 1024 * 1024
+"""Longest message line read, in bytes; a longer one is answered as invalid and skipped."""
+_TOO_LONG = b""  # handed on in place of an over-long line (a real line is never empty)
 
-    def __init__(self, source: BinaryIO) -> None:
-        self.source = source
+
+class Lines:
+    """stdin as the SDK's reader iterates it, answering refused lines through `answer_with`'s stream.
+
+    A daemon thread reads the file descriptor with `os.read` (no buffered-file lock that
+    could be held at exit): on Ctrl-C the loop ends at once, and the thread, still waiting
+    on stdin, does not hold up the interpreter's exit.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
         self._replies: Any = None
         self._ready = anyio.Event()
+        self._send, self._receive = anyio.create_memory_object_stream[bytes](0)
 
     def answer_with(self, write_stream: Any) -> None:
         """Send refusals to `write_stream` (the transport's outgoing stream); reading starts then."""
         self._replies = write_stream
+        token = anyio.lowlevel.current_token()
+        threading.Thread(target=self._pump, args=(token,), name="loopx-mcp-stdin", daemon=True).start()
         self._ready.set()
+
+    def _pump(self, token: Any) -> None:
+        def hand_on(line: bytes) -> None:
+            anyio.from_thread.run(self._send.send, line, token=token)
+
+        buffer = bytearray()
+        skipping = False  # inside an over-long line, until its newline
+        try:
+            while chunk := os.read(self.fd, 1 << 16):
+                searched = len(buffer)
+                buffer += chunk
+                while (end := buffer.find(b"\n", searched)) >= 0:
+                    if not skipping:
+                        hand_on(bytes(buffer[: end + 1]) if end < MAX_LINE else _TOO_LONG)
+                    skipping = False
+                    del buffer[: end + 1]
+                    searched = 0
+                if len(buffer) > MAX_LINE:
+                    if not skipping:
+                        hand_on(_TOO_LONG)
+                    skipping = True
+                    buffer.clear()
+            if buffer and not skipping:
+                hand_on(bytes(buffer))
+        except Exception:  # the loop is gone (the session ended) or stdin failed: stop reading
+            pass
+        finally:
+            with contextlib.suppress(Exception):
+                anyio.from_thread.run_sync(self._send.close, token=token)
 
     def __aiter__(self) -> Lines:
         return self
@@ -76,13 +122,19 @@ class Lines:
     async def __anext__(self) -> str:
         await self._ready.wait()
         while True:
-            raw = await anyio.to_thread.run_sync(self.source.readline)
-            if not raw:
-                raise StopAsyncIteration
+            try:
+                raw = await self._receive.receive()
+            except anyio.EndOfStream:
+                raise StopAsyncIteration from None
             line = raw.decode("utf-8", errors="replace")
-            if not line.strip():
+            if not raw:  # the reader thread skipped an over-long line
+                error: types.JSONRPCError | None = _error(
+                    None, types.INVALID_REQUEST, f"Invalid Request: a message longer than {MAX_LINE} bytes"
+                )
+            elif not line.strip():
                 continue  # blank lines between messages are not messages
-            error = refusal(line)
+            else:
+                error = refusal(line)
             if error is None:
                 return line
             try:
@@ -93,7 +145,7 @@ class Lines:
 
 async def serve_stdio(lowlevel: Any) -> None:
     """Run the SDK's low-level server over stdio, stdin read by `Lines`."""
-    lines = Lines(sys.stdin.buffer)
+    lines = Lines(sys.stdin.fileno() if sys.stdin else 0)
     async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
         lines.answer_with(write_stream)
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

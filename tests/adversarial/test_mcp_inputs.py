@@ -297,6 +297,18 @@ def test_a_malformed_line_gets_a_json_rpc_error_and_the_session_goes_on(
     assert "Traceback" not in err, err
 
 
+def test_an_over_long_line_is_answered_and_skipped(raw: RawServer) -> None:
+    from loopx_core.mcp.transport import MAX_LINE
+
+    raw.send(
+        '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "' + "x" * MAX_LINE + '"}}'
+    )
+    answer = raw.reply()
+    assert answer["id"] is None and answer["error"]["code"] == -32600, answer
+    assert raw.request("tools/call", {"name": "status", "arguments": {}})["result"]["isError"] is False
+    assert "Traceback" not in raw.close()
+
+
 def test_nan_tokens_and_a_megabyte_id_over_raw_json_rpc(raw: RawServer) -> None:
     for arguments, named in [
         ({**CLAIM, "lease_minutes": float("nan")}, "lease_minutes"),
