@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from loopx_core.store.files import FileStore
 from tests import hostclis
-from tests.conftest import Cli
+from tests.conftest import LOOPX_BIN, Cli
 from tests.test_merge import USER_TOML
 
 
@@ -54,6 +55,7 @@ def test_codex_reads_our_user_config(cli: Cli, tmp_path: Path, monkeypatch: pyte
     codex_home.mkdir(parents=True)
     (codex_home / "config.toml").write_text(USER_TOML)
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    monkeypatch.setenv("PATH", f"{LOOPX_BIN.parent}:{os.environ['PATH']}")  # `loopx` on PATH: named as such
     install(cli, "codex-app", None, "--scope", "user", "-g", "demo", "-a", "builder")
     got = hostclis.run([str(codex), "mcp", "get", "loopx", "--json"], home)
     assert got.returncode == 0, got.stderr
@@ -86,8 +88,6 @@ def test_claude_health_check_connects_to_our_server(
     cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """User scope needs no interactive approval: `claude mcp list` really starts `loopx mcp serve`."""
-    from tests.conftest import LOOPX_BIN
-
     claude = hostclis.require("claude")
     home = tmp_path / "home"
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
@@ -112,3 +112,23 @@ def test_codex_lists_the_server_entry(cli: Cli, tmp_path: Path) -> None:
     assert listed.returncode == 0, listed.stderr
     servers = {s["name"]: s for s in json.loads(listed.stdout)}
     assert servers["loopx"]["transport"]["args"] == ["mcp", "serve"]
+
+
+def test_codex_reads_a_merged_inline_mcp_servers_table(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An inline `mcp_servers = {...}` table takes LoopX's server and stays valid for Codex's own parser."""
+    codex = hostclis.require("codex")
+    home = tmp_path / "home"
+    codex_home = home / ".codex"
+    codex_home.mkdir(parents=True)
+    (codex_home / "config.toml").write_text('mcp_servers = { other = { command = "x" } }\n')
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    install(cli, "codex-app", None, "--scope", "user", "--loopx-command", "loopx")
+    listed = hostclis.run([str(codex), "mcp", "list", "--json"], home)
+    assert listed.returncode == 0, listed.stderr
+    assert sorted(s["name"] for s in json.loads(listed.stdout)) == ["loopx", "other"]
+    gone = cli("workflow-skills", "--uninstall", "--surface", "codex-app", "--scope", "user")
+    assert gone.exit_code == 0
+    listed = hostclis.run([str(codex), "mcp", "list", "--json"], home)
+    assert [s["name"] for s in json.loads(listed.stdout)] == ["other"]

@@ -129,5 +129,19 @@ def apply(
                 emptied.update(manifest.dirs_of(record))
             del manifest.files[name]
     prune_dirs(emptied)
+    _hand_down(manifest, emptied)
     manifest.save()
     return backups
+
+
+def _hand_down(manifest: Manifest, folders: set[Path]) -> None:
+    """Folders a removed file's record made but others still use pass to the records of those files,
+    so the last file out removes them."""
+    for folder in (f for f in folders if f.is_dir()):
+        for record in manifest.files.values():
+            root = manifest.roots[record.base]
+            path = manifest.absolute(record)
+            if folder == root:
+                record.created_dirs = sorted({*record.created_dirs, "."})
+            elif path.is_relative_to(folder) and (rel := relative_to_base(root, folder)) is not None:
+                record.created_dirs = sorted({*record.created_dirs, rel})

@@ -190,6 +190,7 @@ def run(request: Request) -> Report:
         actions = plan_install(r.surface.name, placed, r.manifest, force=request.force)
         executables = {str(p.path) for p in placed if p.file.executable}
     else:
+        render(r.surface, r.context(sel.pairs[-1]), r.pm)  # an unsupported scope/layout pair is a usage error
         actions = plan_uninstall(r.surface.name, r.manifest, force=request.force)
     for action in actions:
         report.files.append({"path": action.shown, "status": action.status, "detail": action.detail})
