@@ -120,9 +120,15 @@ def cli(project: Project, monkeypatch: pytest.MonkeyPatch) -> Cli:
 
 
 def run_loopx(
-    *args: str, root: Path, now: str | None = T0_ISO, env: dict[str, str] | None = None, timeout: float = 60
+    *args: str,
+    root: Path,
+    now: str | None = T0_ISO,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+    cwd: Path | None = None,
+    input: str | None = None,
 ) -> CliResult:
-    """Run the real `loopx` console script in a subprocess."""
+    """Run the real `loopx` console script in a subprocess (in `cwd`, with `input` on stdin)."""
     full_env = dict(os.environ)
     full_env.pop("LOOPX_NOW", None)
     if now is not None:
@@ -135,6 +141,9 @@ def run_loopx(
         env=full_env,
         timeout=timeout,
         check=False,
+        cwd=cwd,
+        input=input,
+        stdin=None if input is not None else subprocess.DEVNULL,
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 

@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from loopx_core.clock import iso
+from loopx_core.models.common import Id, StrictModel
 from loopx_core.store import ledger
 from loopx_core.store.atomic import atomic_write_bytes
 from loopx_core.store.files import FileStore
+
+
+class RunIndexEntry(StrictModel):
+    """One line of `runs/index.jsonl`: the compact history of a run, for agents, heartbeats and UI."""
+
+    schema_version: Literal[1]
+    run_id: str
+    at: str
+    agent_id: Id
+    todo_id: Id | None = None
+    turn_key: str
+    validation: Literal["passed", "failed"]
+    summary: str
 
 
 def run_id_for(effect_id: str) -> str:
@@ -29,17 +43,17 @@ def write_run(store: FileStore, record: dict[str, Any], at: datetime) -> None:
     atomic_write_bytes(folder / f"{run_id}.md", run_markdown(record).encode())
     if indexed:
         return  # a retry after a crash between the record and its journal receipt
-    entry = {
-        "schema_version": 1,
-        "run_id": run_id,
-        "at": iso(at),
-        "agent_id": record["agent_id"],
-        "todo_id": record.get("todo_id"),
-        "turn_key": record["turn_key"],
-        "validation": "passed" if record["validation"]["passed"] else "failed",
-        "summary": record["summary"][:160],
-    }
-    line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode()
+    entry = RunIndexEntry(
+        schema_version=1,
+        run_id=run_id,
+        at=iso(at),
+        agent_id=record["agent_id"],
+        todo_id=record.get("todo_id"),
+        turn_key=record["turn_key"],
+        validation="passed" if record["validation"]["passed"] else "failed",
+        summary=record["summary"][:160],
+    )
+    line = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":")).encode()
     ledger.append_line(folder / "index.jsonl", line)
     store.index_runs(goal_id)
 

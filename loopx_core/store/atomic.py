@@ -79,11 +79,14 @@ def read_model(path: Path, model: type[M], *, what: str, root: Path | None = Non
     try:
         return model.model_validate_json(data)
     except ValidationError as exc:
-        raise _explain(where, data, what, exc) from None
+        raise explain(where, data, what, exc) from None
 
 
-def _explain(path: str, data: bytes, what: str, exc: ValidationError) -> StateInvalidError:
-    """Turn a validation failure into one line that says what is wrong with the file."""
+def explain(path: str, data: bytes, what: str, exc: ValidationError) -> StateInvalidError:
+    """Turn a validation failure into one line that says what is wrong with the file (or line).
+
+    Another `schema_version` (newer, unknown or missing) is a `SchemaUnsupportedError`.
+    """
     try:
         raw = json.loads(data)
     except RecursionError:

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from loopx_core.errors import StateInvalidError
 from loopx_core.models.ledger import LedgerEvent
-from loopx_core.store.atomic import shown
+from loopx_core.store.atomic import explain, shown
 
 _BLOCK = 64 * 1024
 
@@ -65,10 +65,7 @@ def parse_event(path: Path, line: bytes, root: Path | None) -> LedgerEvent:
     try:
         return LedgerEvent.model_validate_json(line)
     except ValidationError as exc:
-        where = shown(path, root)
-        raise StateInvalidError(
-            f"ledger {where} has an invalid line: {exc.errors()[0]['msg']}", path=where
-        ) from None
+        raise explain(shown(path, root), line, "a line of the ledger", exc) from None
 
 
 def read_tail(path: Path, since: datetime, *, root: Path | None = None) -> list[LedgerEvent]:

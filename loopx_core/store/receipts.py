@@ -57,8 +57,8 @@ def load(src: Sources, *, ledger: bool = True, runs: bool = True) -> ReceiptInde
     try:
         index = read_model(src.index, ReceiptIndex, what="receipt index", root=src.root)
     except SchemaUnsupportedError:
-        if _newer(src.index):
-            raise  # written by a newer loopx: never rewritten by this one
+        if _other_version(src.index):
+            raise  # written by another loopx: never rewritten by this one
         index = ReceiptIndex(schema_version=1)
     except (NotFoundError, StateInvalidError):
         index = ReceiptIndex(schema_version=1)  # derived data: rebuilt from the truth
@@ -72,13 +72,13 @@ def load(src: Sources, *, ledger: bool = True, runs: bool = True) -> ReceiptInde
     return index
 
 
-def _newer(path: Path) -> bool:
-    """True when the file declares a schema_version above this release's."""
+def _other_version(path: Path) -> bool:
+    """True when the file is a JSON object of another (or no) schema_version: not ours to rebuild."""
     try:
-        version = json.loads(path.read_bytes()).get("schema_version")
-    except (OSError, ValueError, RecursionError, AttributeError):
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
         return False
-    return isinstance(version, int) and version > 1
+    return isinstance(data, dict) and data.get("schema_version") != 1
 
 
 def spend_of(src: Sources, turn_instance_id: str) -> LedgerEvent | None:
@@ -178,16 +178,28 @@ def _catch_up_runs(index: ReceiptIndex, src: Sources) -> None:
         assert found is not None
     index.runs_offset, lines = found
     for position, line in lines:
-        run_id = _run_id(line)
+        run_id = _run_id(line, src)
         if run_id is not None:
             index.runs.setdefault(run_id, position)
 
 
-def _run_id(line: bytes) -> str | None:
-    """The run id of a history line; a damaged line is no receipt of ours (history reports it)."""
+def _run_id(line: bytes, src: Sources) -> str | None:
+    """The run id of a history line; a damaged line is no receipt of ours (history reports it).
+
+    A line of another schema version was written by another loopx: refused, never appended to.
+    """
     try:
         entry = json.loads(line)
     except (ValueError, RecursionError):
         return None
-    run_id = entry.get("run_id") if isinstance(entry, dict) else None
+    if not isinstance(entry, dict):
+        return None
+    version = entry.get("schema_version")
+    if version != 1:
+        where = shown(src.runs, src.root)
+        raise SchemaUnsupportedError(
+            f"a line of {where} has schema_version {version!r}; this loopx reads 1 (file left unchanged)",
+            path=where,
+        )
+    run_id = entry.get("run_id")
     return run_id if isinstance(run_id, str) else None
