@@ -165,6 +165,10 @@ class Manifest:
     @classmethod
     def load(cls, path: Path, roots: dict[str, Path]) -> Manifest:
         """Read, validate and confine the manifest (an empty one if there is none)."""
+        for folder in (path.parent, path.parent / "backups"):
+            if folder.exists() and not folder.is_dir():
+                shown = ".loopx" if folder == path.parent else ".loopx/backups"
+                raise StateInvalidError(f"{shown} is not a folder (LoopX keeps its manifest there)", path=shown)
         if not path.exists() and not path.is_symlink():
             return cls(path, roots)
         if not path.is_file():

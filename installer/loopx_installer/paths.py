@@ -40,9 +40,7 @@ def bases(scope: str, target: Path | None) -> dict[str, Path]:
     if target is not None and target.exists() and not target.is_dir():
         raise UsageError("--target must be a folder")
     if target is not None or scope == "project":
-        root = (target or Path.cwd()).absolute()
-        root = Path(os.path.normpath(root))
-        return dict.fromkeys(BASES, root.resolve() if root.exists() else root)
+        return dict.fromkeys(BASES, (target or Path.cwd()).resolve())
     home = Path(os.environ.get("HOME") or Path.home()).resolve()
 
     def env(name: str, default: Path) -> Path:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loopx_core import __version__
-from loopx_core.errors import ConflictError, UsageError
+from loopx_core.errors import ConflictError, StateInvalidError, UsageError
 from loopx_core.hosts.manager import get_plugin_manager, host
 from loopx_core.hosts.model import FacadeFile, HostSurface, RenderContext
 from loopx_installer import lifecycle, merge
@@ -217,7 +217,12 @@ def run(request: Request) -> Report:
             r.manifest.installs.pop(r.surface.name, None)
         else:
             r.manifest.installs[r.surface.name] = Install(sel.scope, sel.layout, sel.loopx_command, kept)
-        report.backups = apply(r.surface.name, actions, r.manifest, executables, force=request.force)
+        try:
+            report.backups = apply(r.surface.name, actions, r.manifest, executables, force=request.force)
+        except OSError as exc:
+            raise StateInvalidError(
+                f"{request.operation} stopped part-way: {exc.strerror or 'I/O error'}; fix that and run it again"
+            ) from None
         report.written = True
     if changed:
         report.notices += list(steps.notes)

@@ -307,7 +307,8 @@ def manifests(draw: st.DrawFn) -> str:
 
 @st.composite
 def states(draw: st.DrawFn) -> dict[str, Any]:
-    """A pre-existing target: shared files with random content, owned paths as files/folders/links, a manifest."""
+    """A pre-existing target: shared files with random content, owned paths as files/folders/links,
+    symlinked folders, a file where a folder must be, a manifest."""
     files = {rel: draw(strategy) for rel, strategy in SHARED.items() if draw(st.booleans())}
     odd = {
         rel: draw(st.sampled_from(["file", "folder", "link-out", "link-dir-out"]))
@@ -315,7 +316,12 @@ def states(draw: st.DrawFn) -> dict[str, Any]:
         if draw(st.booleans())
     }
     links = draw(st.sampled_from([None, ".claude", ".agents", ".codex", "link"]))
-    return {"files": files, "odd": odd, "link": links, "manifest": draw(manifests())}
+    blocker = draw(
+        st.sampled_from(
+            [None, None, ".loopx", ".claude", ".codex", ".dsh", ".agents/skills", ".loopx/backups"]
+        )
+    )
+    return {"files": files, "odd": odd, "link": links, "manifest": draw(manifests()), "blocker": blocker}
 
 
 def _build(root: Path, state: dict[str, Any]) -> tuple[Path, Path]:
@@ -344,6 +350,14 @@ def _build(root: Path, state: dict[str, Any]) -> tuple[Path, Path]:
     if state["manifest"]:
         (target / ".loopx").mkdir(exist_ok=True)
         (target / ".loopx/facades.json").write_text(state["manifest"])
+    blocker = target / (state["blocker"] or "")
+    if (
+        state["blocker"]
+        and not blocker.exists()
+        and blocker.parent.is_dir()
+        and not blocker.parent.is_symlink()
+    ):
+        blocker.write_text("a file where LoopX needs a folder\n")
     return target, outside
 
 
