@@ -168,7 +168,9 @@ class Manifest:
         for folder in (path.parent, path.parent / "backups"):
             if folder.exists() and not folder.is_dir():
                 shown = ".loopx" if folder == path.parent else ".loopx/backups"
-                raise StateInvalidError(f"{shown} is not a folder (LoopX keeps its manifest there)", path=shown)
+                raise StateInvalidError(
+                    f"{shown} is not a folder (LoopX keeps its manifest there)", path=shown
+                )
         if not path.exists() and not path.is_symlink():
             return cls(path, roots)
         if not path.is_file():
