@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from loopx_core.faults import FAULT_EXIT_CODE
 from loopx_core.ops import goals, todos
-from loopx_core.settlement.fault import FAULT_EXIT_CODE
 from loopx_core.store.files import FileStore
 from tests.conftest import T0, run_loopx
 

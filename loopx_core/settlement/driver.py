@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from loopx_core import faults as fault
 from loopx_core.effects.lens import interpret_quota_should_run_packet, interpret_turn_result_packet
 from loopx_core.errors import NotFoundError, RefusedError, SettlementError
-from loopx_core.settlement import fault
 from loopx_core.settlement.algebra import StepKind
 from loopx_core.settlement.steps import TurnContext, release_turn
 from loopx_core.settlement.turns import begin_turn, mark_failed, reopen, settle, turn_result

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from loopx_core.errors import ConflictError, NotFoundError
+from loopx_core.faults import race_window
 from loopx_core.ids import check_id
 from loopx_core.models import SCHEMA_VERSION, GoalState, LedgerEvent, Registry
 from loopx_core.store import ledger, receipts
@@ -77,8 +78,8 @@ class FileStore:
         return self.goal_dir(goal_id) / "receipts.json"
 
     def lock_path(self, name: str) -> Path:
-        """`.loopx/locks/<name>.lock`."""
-        return self.state_dir / "locks" / f"{name}.lock"
+        """`.loopx/locks/<name>.lock` (the name is a checked id, so it stays inside `.loopx/`)."""
+        return self.state_dir / "locks" / f"{check_id('lock', name)}.lock"
 
     # -- lifecycle ---------------------------------------------------------------------
     def is_initialized(self) -> bool:
@@ -112,6 +113,7 @@ class FileStore:
         with file_lock(self.lock_path(REGISTRY_LOCK)):
             registry = read_model(self.registry_path, Registry, what="registry", root=self.root)
             result = change(registry)
+            race_window()
             write_model(self.registry_path, registry)
             return result
 
@@ -145,6 +147,7 @@ class FileStore:
                     f"goal {goal_id!r} moved: expected version {expect_version}, found {state.version}"
                 )
             result = change(state)
+            race_window()
             state.version += 1
             write_model(self.goal_path(goal_id), state)
             return result
@@ -173,6 +176,7 @@ class FileStore:
         with file_lock(self.lock_path(goal_id)):
             last = ledger.last_event(path, root=self.root)
             event = build((last.seq + 1) if last else 1, last)
+            race_window()
             if last is not None and event.at < last.at:
                 event = event.model_copy(update={"at": last.at})  # keep the tail ordered by time
             ledger.append_line(path, event.model_dump_json(exclude_none=True).encode())

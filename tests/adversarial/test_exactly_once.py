@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from loopx_core import faults as fault
 from loopx_core.clock import iso
 from loopx_core.ops import goals, spend, todos
-from loopx_core.settlement import fault
 from loopx_core.settlement.algebra import StepKind
 from loopx_core.settlement.steps import TurnContext
 from loopx_core.settlement.turns import begin_turn, settle_steps
