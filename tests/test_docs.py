@@ -69,3 +69,51 @@ def test_hook_reference_examples_run() -> None:
         exec(
             compile(block, f"docs/hooks.md example {number}", "exec"), {"__name__": f"hooks_example_{number}"}
         )
+
+
+def _live_packets(root: Path) -> list[dict]:  # type: ignore[type-arg]
+    """Every scenario's packet, built now (not read back from snapshots)."""
+    from loopx_core.decide.packet import build_packet, load_inputs
+    from loopx_core.store.files import FileStore
+    from tests.conftest import Project
+    from tests.scenarios import SCENARIOS
+
+    packets = []
+    for name, setup in SCENARIOS.items():
+        store = FileStore(root / name)
+        store.init()
+        project = Project(root / name, store)
+        ask = setup(project)
+        inputs = load_inputs(
+            store, "g", ask.agent_id, project.at(ask.minutes), available_capabilities=ask.available
+        )
+        packets.append(build_packet(inputs))
+    return packets
+
+
+def _row(text: str, field: str) -> str:
+    """The docs table row of `field` (the line starting with its backticked name)."""
+    rows = [line for line in text.splitlines() if line.startswith(f"| `{field}`")]
+    assert len(rows) == 1, field
+    return rows[0]
+
+
+def test_packet_docs_list_every_value_live_packets_take(tmp_path: Path) -> None:
+    text = (REPO / "docs/packet.md").read_text()
+    packets = _live_packets(tmp_path)
+    values = {
+        "decision": {p["decision"] for p in packets},
+        "effective_action": {p["effective_action"] for p in packets},
+        "interaction_contract": {p["interaction_contract"]["mode"] for p in packets},
+        "work_lane_contract": {p["work_lane_contract"]["lane"] for p in packets},
+        "scheduler_hint": {p["scheduler_hint"]["action"] for p in packets}
+        | {p["scheduler_hint"]["cadence_class"] for p in packets},
+        "capability_gate": {p["capability_gate"]["action"] for p in packets if "capability_gate" in p},
+        "quota": set().union(*(p["quota"] for p in packets)),
+    }
+    for field, seen in values.items():
+        row = _row(text, field)
+        missing = sorted(v for v in seen if f"`{v}`" not in row)
+        assert not missing, f"docs/packet.md row {field} lacks {missing}"
+    top = set().union(*packets)
+    assert not sorted(k for k in top if f"`{k}`" not in text)
