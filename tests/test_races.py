@@ -20,12 +20,13 @@ from typing import Any
 import pytest
 
 from loopx_core.errors import ConflictError, LoopxError
-from loopx_core.ops import goals, spend, todos
+from loopx_core.ops import spend, todos
 from loopx_core.settlement.algebra import StepKind
 from loopx_core.settlement.steps import TurnContext
 from loopx_core.settlement.turns import begin_turn, settle_steps
 from loopx_core.store import files
 from loopx_core.store.files import FileStore
+from tests.builders import build_project
 from tests.conftest import T0, run_loopx
 
 WINDOW = "0.3"
@@ -33,13 +34,7 @@ AGENTS = ("a1", "a2", "a3")
 
 
 def _project(root: Path) -> FileStore:
-    store = FileStore(root)
-    store.init()
-    goals.add_goal(store, "g", "Objective", T0)
-    for agent in AGENTS:
-        goals.register_agent(store, agent, [], T0)
-    todos.add_todo(store, "g", "One todo", T0)
-    return store
+    return build_project(root, agents=AGENTS)
 
 
 def _threads(n: int, work: Callable[[int], Any]) -> list[Any]:

@@ -19,12 +19,9 @@ from pydantic import BaseModel
 
 import loopx_core
 import loopx_installer
-from loopx_core.ops import goals, scheduler, todos
-from loopx_core.settlement.algebra import StepKind
-from loopx_core.settlement.steps import TurnContext
-from loopx_core.settlement.turns import begin_turn, settle_steps
-from loopx_core.store.files import FileStore
+from loopx_core.ops import scheduler, todos
 from loopx_installer.paths import MANIFEST
+from tests.builders import build_project, settle_turn
 from tests.conftest import T0, run_loopx
 
 
@@ -94,23 +91,15 @@ def test_every_schema_versioned_model_has_a_case() -> None:
 
 def _project(root: Path) -> str:
     """A goal with a settled turn, a scheduler entry, an installed facade, and an open turn; its key."""
-    store = FileStore(root)
-    store.init()
-    goals.add_goal(store, "g", "Objective", T0)
-    goals.register_agent(store, "builder", [], T0)
-    for n in (1, 2):
-        todos.add_todo(store, "g", f"Todo {n}", T0)
-    first, _ = begin_turn(store, "g", "builder", T0, todo_id="t1")
-    ctx = TurnContext(store, "g", "builder", first.turn_key, lambda: T0, summary="s", validation_passed=True)
-    settle_steps(ctx, [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK, StepKind.QUOTA_SPEND], adapter="t")
+    store = build_project(root, agents=("builder",), todo_count=2)
+    settle_turn(store, "builder", "t1", slots=None)
     todos.complete_todo(store, "g", "t1", T0, agent_id="builder")
     scheduler.ack(store, "g", "builder", T0, rrule="FREQ=MINUTELY;INTERVAL=10", fingerprint="f")
     installed = run_loopx(
         "workflow-skills", "--install", "--surface", "codex-app", "--target", str(root), root=root
     )
     assert installed.exit_code == 0, installed.stderr
-    second, _ = begin_turn(store, "g", "builder", T0, todo_id="t2")
-    return second.turn_key
+    return settle_turn(store, "builder", "t2", steps=()).turn_key
 
 
 def _state(root: Path) -> dict[str, bytes]:

@@ -15,11 +15,8 @@ from pathlib import Path
 import pytest
 
 from loopx_core.errors import ExitCode
-from loopx_core.ops import goals, scheduler, todos
-from loopx_core.settlement.algebra import StepKind
-from loopx_core.settlement.steps import TurnContext
-from loopx_core.settlement.turns import begin_turn, settle_steps
-from loopx_core.store.files import FileStore
+from loopx_core.ops import scheduler, todos
+from tests.builders import build_project, settle_turn
 from tests.conftest import T0, Cli
 
 DOCUMENTED = {int(code) for code in ExitCode} - {int(ExitCode.INTERNAL)}
@@ -28,19 +25,11 @@ DEEP = b"[" * 200_000 + b"]" * 200_000
 
 def _build(root: Path) -> str:
     """Goal g with two todos: a settled turn of builder on t1, an open turn on t2; returns its key."""
-    store = FileStore(root)
-    store.init()
-    goals.add_goal(store, "g", "Objective", T0)
-    goals.register_agent(store, "builder", [], T0)
-    for n in (1, 2):
-        todos.add_todo(store, "g", f"Todo {n}", T0)
-    first, _ = begin_turn(store, "g", "builder", T0, todo_id="t1")
-    ctx = TurnContext(store, "g", "builder", first.turn_key, lambda: T0, summary="s", validation_passed=True)
-    settle_steps(ctx, [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK, StepKind.QUOTA_SPEND], adapter="t")
+    store = build_project(root, agents=("builder",), todo_count=2)
+    settle_turn(store, "builder", "t1", slots=None)
     todos.complete_todo(store, "g", "t1", T0, agent_id="builder")
     scheduler.ack(store, "g", "builder", T0, rrule="FREQ=MINUTELY;INTERVAL=10", fingerprint="f")
-    second, _ = begin_turn(store, "g", "builder", T0, todo_id="t2")
-    return second.turn_key
+    return settle_turn(store, "builder", "t2", steps=()).turn_key
 
 
 FILES = {

@@ -17,25 +17,14 @@ from hypothesis import strategies as st
 
 from loopx_core import faults as fault
 from loopx_core.clock import iso
-from loopx_core.ops import goals, spend, todos
+from loopx_core.ops import spend
 from loopx_core.settlement.algebra import StepKind
 from loopx_core.settlement.steps import TurnContext
 from loopx_core.settlement.turns import begin_turn, settle_steps
-from loopx_core.store.files import FileStore
+from tests.builders import build_project
 from tests.conftest import T0, T0_ISO, run_loopx
 
 LATE = T0 + timedelta(hours=100)  # four windows of 24 h later
-
-
-def _project(root: Path, todo_count: int = 1) -> FileStore:
-    store = FileStore(root)
-    store.init()
-    goals.add_goal(store, "g", "Objective", T0)
-    goals.register_agent(store, "builder", [], T0)
-    goals.register_agent(store, "other", [], T0)
-    for n in range(todo_count):
-        todos.add_todo(store, "g", f"Todo {n + 1}", T0)
-    return store
 
 
 def _spends(root: Path) -> list[dict]:  # type: ignore[type-arg]
@@ -50,7 +39,7 @@ def _history(root: Path) -> list[str]:
 
 
 def test_cli_spend_crashed_before_its_receipt_and_retried_days_later_charges_once(tmp_path: Path) -> None:
-    _project(tmp_path)
+    build_project(tmp_path)
     begun = run_loopx("turn", "begin", "-g", "g", "-a", "builder", "-t", "t1", root=tmp_path)
     key = json.loads(begun.stdout)["turn_key"]
     wb = [
@@ -78,7 +67,7 @@ def test_cli_spend_crashed_before_its_receipt_and_retried_days_later_charges_onc
 
 
 def test_driver_resumed_after_the_window_charges_once(tmp_path: Path) -> None:
-    _project(tmp_path)
+    build_project(tmp_path)
     run = [
         "turn",
         "run-once",
@@ -100,7 +89,7 @@ def test_driver_resumed_after_the_window_charges_once(tmp_path: Path) -> None:
 
 
 def test_manual_spend_with_an_instance_id_is_once_for_the_goals_life(tmp_path: Path) -> None:
-    store = _project(tmp_path)
+    store = build_project(tmp_path)
     first = spend.spend(store, "g", "builder", T0, slots=1, turn_instance_id="owner-1")
     for days in (2, 30, 400):
         again = spend.spend(
@@ -111,7 +100,7 @@ def test_manual_spend_with_an_instance_id_is_once_for_the_goals_life(tmp_path: P
 
 
 def test_void_twice_years_apart_voids_once(tmp_path: Path) -> None:
-    store = _project(tmp_path)
+    store = build_project(tmp_path)
     charged = spend.spend(store, "g", "builder", T0, slots=1)
     first = spend.void(store, "g", charged.event.event_id, T0)
     again = spend.void(store, "g", charged.event.event_id, T0 + timedelta(days=900))
@@ -120,7 +109,7 @@ def test_void_twice_years_apart_voids_once(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("damage", ["missing", "garbage", "empty", "wrong-offsets"])
 def test_a_damaged_receipt_index_is_rebuilt_from_the_ledger(tmp_path: Path, damage: str) -> None:
-    store = _project(tmp_path)
+    store = build_project(tmp_path)
     spend.spend(store, "g", "builder", T0, slots=1, turn_instance_id="i-1")
     spend.spend(store, "g", "builder", T0, slots=1, turn_instance_id="i-2")
     index = store.receipts_path("g")
@@ -140,7 +129,7 @@ def test_a_damaged_receipt_index_is_rebuilt_from_the_ledger(tmp_path: Path, dama
 
 
 def test_a_newer_receipt_index_is_refused_and_left_unchanged(tmp_path: Path) -> None:
-    store = _project(tmp_path)
+    store = build_project(tmp_path)
     spend.spend(store, "g", "builder", T0, slots=1, turn_instance_id="i-1")
     index = store.receipts_path("g")
     index.write_text(json.dumps({"schema_version": 2, "spends": {}}))
@@ -156,7 +145,7 @@ def test_a_newer_receipt_index_is_refused_and_left_unchanged(tmp_path: Path) -> 
 
 
 def test_a_directory_in_place_of_the_receipt_index_is_refused_without_a_traceback(tmp_path: Path) -> None:
-    store = _project(tmp_path)
+    store = build_project(tmp_path)
     spend.spend(store, "g", "builder", T0, slots=1, turn_instance_id="i-1")
     store.receipts_path("g").unlink()
     store.receipts_path("g").mkdir()
@@ -187,7 +176,7 @@ def test_crashes_resumed_any_time_later_settle_each_turn_once(
 ) -> None:  # type: ignore[type-arg]
     """Each turn crashes once, other turns run meanwhile, then it resumes hours or months later."""
     root = tmp_path_factory.mktemp("late")
-    store = _project(root, todo_count=len(crashes) + sum(others for _, _, others in crashes))
+    store = build_project(root, todo_count=len(crashes) + sum(others for _, _, others in crashes))
     clock = [T0]
     next_todo = iter(range(1, 1000))
 

@@ -17,25 +17,14 @@ from hypothesis import strategies as st
 
 from loopx_core.clock import iso
 from loopx_core.errors import ConflictError, ExitCode, SettlementError
-from loopx_core.ops import goals, todos
+from loopx_core.ops import todos
 from loopx_core.settlement.algebra import StepKind
 from loopx_core.settlement.steps import TurnContext
 from loopx_core.settlement.turns import begin_turn, settle_steps
-from loopx_core.store.files import FileStore
+from tests.builders import build_project
 from tests.conftest import LOOPX_BIN, T0, run_loopx
 
 LEASE_LOST = int(ExitCode.LEASE_LOST)
-
-
-def _project(root: Path, todo_count: int = 1) -> FileStore:
-    store = FileStore(root)
-    store.init()
-    goals.add_goal(store, "g", "Objective", T0)
-    goals.register_agent(store, "builder", [], T0)
-    goals.register_agent(store, "other", [], T0)
-    for n in range(todo_count):
-        todos.add_todo(store, "g", f"Todo {n + 1}", T0)
-    return store
 
 
 def _at(minutes: float) -> str:
@@ -67,7 +56,7 @@ def _spend(root: Path, agent: str, key: str, minutes: float) -> int:
 
 
 def test_after_a_takeover_the_first_agents_writeback_and_spend_are_refused(tmp_path: Path) -> None:
-    _project(tmp_path)
+    build_project(tmp_path)
     first = _begin(tmp_path, "builder", 0, "--lease-minutes", "30")
     taken = run_loopx("todo", "claim", "-g", "g", "-t", "t1", "-a", "other", root=tmp_path, now=_at(31))
     assert taken.exit_code == 0, taken.stderr
@@ -84,7 +73,7 @@ def test_after_a_takeover_the_first_agents_writeback_and_spend_are_refused(tmp_p
 
 
 def test_lease_lost_between_writeback_and_spend_stops_the_spend(tmp_path: Path) -> None:
-    _project(tmp_path)
+    build_project(tmp_path)
     first = _begin(tmp_path, "builder", 0, "--lease-minutes", "30")
     assert _writeback(tmp_path, "builder", first, 1) == 0  # renews until minute 31
     assert (
@@ -96,7 +85,7 @@ def test_lease_lost_between_writeback_and_spend_stops_the_spend(tmp_path: Path) 
 
 
 def test_each_settlement_phase_renews_the_lease(tmp_path: Path) -> None:
-    _project(tmp_path)
+    build_project(tmp_path)
     key = _begin(tmp_path, "builder", 0, "--lease-minutes", "30")
     assert _writeback(tmp_path, "builder", key, 25) == 0  # the lease now runs to minute 55
     claim = run_loopx("todo", "claim", "-g", "g", "-t", "t1", "-a", "other", root=tmp_path, now=_at(40))
@@ -106,7 +95,7 @@ def test_each_settlement_phase_renews_the_lease(tmp_path: Path) -> None:
 
 
 def test_an_expired_lease_nobody_took_is_still_held_and_renewed(tmp_path: Path) -> None:
-    store = _project(tmp_path)
+    store = build_project(tmp_path)
     key = _begin(tmp_path, "builder", 0, "--lease-minutes", "30")
     assert _writeback(tmp_path, "builder", key, 45) == 0
     todo = store.read_goal("g").todo("t1")
@@ -115,7 +104,7 @@ def test_an_expired_lease_nobody_took_is_still_held_and_renewed(tmp_path: Path) 
 
 
 def test_turn_renew_extends_and_reports_a_lost_lease(tmp_path: Path) -> None:
-    store = _project(tmp_path)
+    store = build_project(tmp_path)
     key = _begin(tmp_path, "builder", 0, "--lease-minutes", "30")
     renewed = run_loopx("turn", "renew", "-g", "g", "-a", "builder", "-k", key, root=tmp_path, now=_at(20))
     assert renewed.exit_code == 0, renewed.stderr
@@ -127,7 +116,7 @@ def test_turn_renew_extends_and_reports_a_lost_lease(tmp_path: Path) -> None:
 
 
 def test_the_driver_renews_the_lease_while_the_host_command_runs(tmp_path: Path) -> None:
-    _project(tmp_path)
+    build_project(tmp_path)
     # a 3-second lease; the host command outlives it while another agent tries to take the todo
     host = (
         f'sleep 4.5; {LOOPX_BIN} --root "$LOOPX_ROOT" todo claim -g g -t t1 -a other >> claims.log 2>&1; true'
@@ -142,7 +131,7 @@ def test_the_driver_renews_the_lease_while_the_host_command_runs(tmp_path: Path)
 
 
 def test_the_driver_stops_a_host_command_whose_lease_was_lost(tmp_path: Path) -> None:
-    _project(tmp_path)
+    build_project(tmp_path)
     host = f'{LOOPX_BIN} --root "$LOOPX_ROOT" todo release -g g -t t1 -a builder >/dev/null && sleep 30'
     run = run_loopx(
         "turn", "run-once", "-g", "g", "-a", "builder", "--host-command", host,
@@ -153,7 +142,7 @@ def test_the_driver_stops_a_host_command_whose_lease_was_lost(tmp_path: Path) ->
 
 
 def test_an_open_turn_without_its_journal_can_be_cleared(tmp_path: Path) -> None:
-    store = _project(tmp_path)
+    store = build_project(tmp_path)
     key = _begin(tmp_path, "builder", 0)
     store.turn_path("g", key).unlink()
     again = run_loopx("turn", "begin", "-g", "g", "-a", "builder", "-t", "t1", root=tmp_path)
@@ -189,7 +178,7 @@ def test_no_agent_settles_a_todo_it_does_not_hold(tmp_path_factory, script) -> N
     """Two agents, one todo, leases of 30 minutes, random steps and waits: every successful
     settlement step belongs to the agent holding the lease at that moment, and the todo is
     charged at most once per turn and never by two agents."""
-    store = _project(tmp_path_factory.mktemp("lease"))
+    store = build_project(tmp_path_factory.mktemp("lease"))
     clock = [T0]
     keys: dict[str, str] = {}
     settled: list[str] = []

@@ -1,0 +1,63 @@
+"""The one way tests build state: a project with a goal, agents and todos, and settled turns.
+
+Everything goes through the real operations (no hand-written state files), so a test's
+setup can never drift from what the CLI and the MCP server would have written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+from loopx_core.ops import goals, todos
+from loopx_core.settlement.algebra import StepKind
+from loopx_core.settlement.journal import TurnJournal
+from loopx_core.settlement.steps import TurnContext
+from loopx_core.settlement.turns import begin_turn, settle_steps
+from loopx_core.store.files import FileStore
+from tests.conftest import T0
+
+SETTLE = (StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK, StepKind.QUOTA_SPEND)
+
+
+def build_project(
+    root: Path,
+    *,
+    goal: str = "g",
+    agents: Sequence[str] = ("builder", "other"),
+    todo_count: int = 1,
+    at: datetime = T0,
+    **quota: float,
+) -> FileStore:
+    """Initialise `root` with one goal (quota as given), `agents` without capabilities, and
+    todos `t1`..`tN` titled "Todo N"."""
+    root.mkdir(parents=True, exist_ok=True)
+    store = FileStore(root)
+    store.init()
+    goals.add_goal(store, goal, "Objective", at, **quota)
+    for agent in agents:
+        goals.register_agent(store, agent, [], at)
+    for n in range(todo_count):
+        todos.add_todo(store, goal, f"Todo {n + 1}", at)
+    return store
+
+
+def settle_turn(
+    store: FileStore,
+    agent: str,
+    todo_id: str,
+    *,
+    goal: str = "g",
+    at: datetime = T0,
+    steps: Sequence[StepKind] = SETTLE,
+    slots: int | None = 1,
+) -> TurnJournal:
+    """Begin `agent`'s turn on `todo_id` and run `steps` of its settlement (validation passes)."""
+    journal, _ = begin_turn(store, goal, agent, at, todo_id=todo_id)
+    ctx = TurnContext(
+        store, goal, agent, journal.turn_key, lambda: at, summary="s", validation_passed=True, slots=slots
+    )
+    if steps:
+        settle_steps(ctx, list(steps), adapter="test")
+    return store.read_journal(goal, journal.turn_key)
