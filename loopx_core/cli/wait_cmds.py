@@ -89,7 +89,10 @@ def focus_wait(
 @focus_app.command("poll")
 def focus_poll(ctx: typer.Context, goal_id: GoalId, agent_id: AgentId, fmt: JsonFormat = Format.json) -> None:
     """Record a monitor poll that found nothing yet."""
+    from loopx_core.ids import check_id
+
     with reporting(fmt):
+        check_id("agent", agent_id)
         waiting = gates.focus_poll(store(ctx), goal_id, now())
         emit(dump(waiting), fmt, f"Poll recorded for goal {goal_id} by {agent_id}")
 

@@ -45,6 +45,7 @@ def resolve_gate(
     store: FileStore, goal_id: str, gate_id: str, now: datetime, *, resolution: str | None = None
 ) -> Gate:
     """Resolve an open gate (resolving a resolved gate changes nothing)."""
+    check_id("goal", goal_id)
     check_id("gate", gate_id)
 
     def change(state: GoalState) -> Gate:
@@ -71,6 +72,7 @@ def focus_wait(
     poll_every_minutes: float | None = None,
 ) -> WaitingOn:
     """Make the goal wait on external evidence until a time (polling on a cadence if given)."""
+    check_id("goal", goal_id)
     if not reason.strip():
         raise UsageError("a focus wait needs a --reason")
     if (until is None) == (for_minutes is None):
@@ -98,6 +100,7 @@ def focus_wait(
 
 def focus_poll(store: FileStore, goal_id: str, now: datetime) -> WaitingOn:
     """Record a monitor poll that found nothing yet (the next poll is due one cadence later)."""
+    check_id("goal", goal_id)
 
     def change(state: GoalState) -> WaitingOn:
         if state.waiting_on is None:
@@ -110,6 +113,7 @@ def focus_poll(store: FileStore, goal_id: str, now: datetime) -> WaitingOn:
 
 def focus_clear(store: FileStore, goal_id: str, *, evidence: str | None = None) -> WaitingOn | None:
     """End the focus wait (keeping the evidence that ended it); clearing twice is harmless."""
+    check_id("goal", goal_id)
 
     def change(state: GoalState) -> WaitingOn | None:
         cleared = state.waiting_on
