@@ -1,0 +1,221 @@
+"""`make mutate`: mutation testing (mutmut 3) of the modules that carry LoopX's promises.
+
+Each module is mutated in its own scratch copy of the work tree (build/mutate/<module>/), so
+the work tree is never changed and runs of different modules do not share state. The copy is
+laid out flat (installer/loopx_installer -> loopx_installer, plugins/<p> -> <p>, templates/...
+-> loopx_templates) because mutmut names a mutant by its file's path and imports the mutated
+copy from `mutants/` ahead of the editable install.
+
+mutmut runs the module's test selection once to learn which tests call which function, then
+runs each mutant against only the tests that reach its function, in-process. Tests that only
+reach the module through a `loopx` subprocess run the unmutated installed code, so the
+selections below are the in-process tests of each module.
+
+    python scripts/mutate.py                         # every module below
+    python scripts/mutate.py loopx_core/quota.py     # one or more, by repository path
+
+Writes build/mutate/<module>/report.md (score and each survivor's diff) and prints a summary.
+Exit 0 whatever survives: the survivors are explained or listed in docs/testing.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SCRATCH = REPO / "build" / "mutate"
+BIN = Path(sys.executable).parent
+
+_STORE = (
+    "tests/test_store.py",
+    "tests/adversarial/test_thread_locking.py",
+    "tests/adversarial/test_corrupt_files.py",
+)
+_SETTLE = (
+    "tests/test_settlement_laws.py",
+    "tests/test_turn_cli.py",
+    "tests/test_journal_inspection.py",
+    "tests/adversarial/test_thread_locking.py",
+    "tests/adversarial/test_corrupt_files.py",
+)
+_DECIDE = (
+    "tests/test_precedence.py",
+    "tests/test_should_run_matrix.py",
+    "tests/test_quota.py",
+    "tests/test_scheduler.py",
+    "tests/test_cli.py",
+    "tests/test_layers.py",
+)
+_INSTALL = (
+    "tests/test_installer.py",
+    "tests/test_merge.py",
+    "tests/test_hooks.py",
+    "tests/adversarial/test_install_merges.py",
+    "tests/adversarial/test_install_paths.py",
+)
+
+# module (repository path) -> the in-process tests that exercise it
+MODULES: dict[str, tuple[str, ...]] = {
+    "loopx_core/quota.py": (*_DECIDE, "tests/adversarial/test_thread_locking.py"),
+    "loopx_core/decide/assess.py": _DECIDE,
+    "loopx_core/decide/scope.py": (*_DECIDE, "tests/test_turn_cli.py"),
+    "loopx_core/settlement/steps.py": _SETTLE,
+    "loopx_core/ops/lease.py": _SETTLE,  # was settlement/lease.py
+    "loopx_core/store/files.py": (*_STORE, "tests/test_schema_refusal.py", "tests/test_quota.py"),
+    "loopx_core/store/ledger.py": (*_STORE, "tests/test_schema_refusal.py", "tests/test_quota.py"),
+    "loopx_core/store/receipts.py": (*_SETTLE, "tests/test_store.py"),
+    "installer/loopx_installer/plan.py": _INSTALL,
+    "installer/loopx_installer/merge.py": _INSTALL,
+}
+
+PACKAGES = (
+    "loopx_core",
+    "loopx_installer",
+    "loopx_claude_code",
+    "loopx_codex_app",
+    "loopx_dsh",
+    "loopx_templates",
+)
+FLATTEN = (("installer/", ""), ("plugins/", ""), ("templates/", ""))
+NOT_COPIED = ("hosts/", "build/", "mutants/")
+
+# mutmut's exit codes, grouped for the score
+KILLED = {"killed", "timeout", "caught by type check", "segfault"}
+
+
+def flat(path: str) -> str:
+    """The path of a repository file inside the flat scratch copy."""
+    for prefix, replacement in FLATTEN:
+        if path.startswith(prefix):
+            return replacement + path[len(prefix) :]
+    return path
+
+
+def tracked_files() -> list[str]:
+    """Tracked and new (not ignored) files of the work tree, as they are now."""
+    out = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=REPO,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    return [p for p in out.split("\0") if p and not p.startswith(NOT_COPIED) and (REPO / p).is_file()]
+
+
+def mutmut_config(module: str, tests: tuple[str, ...]) -> str:
+    """The [tool.mutmut] table of the scratch copy's pyproject.toml."""
+    selection = [t for t in tests if (REPO / t).exists()]
+    selection += sorted(
+        str(p.relative_to(REPO)) for p in (REPO / "tests").glob(f"test_mutation_kills_{Path(module).stem}.py")
+    )
+    return (
+        "\n[tool.mutmut]\n"
+        f"source_paths = {json.dumps(list(PACKAGES))}\n"
+        f"only_mutate = {json.dumps([flat(module)])}\n"
+        f"also_copy = {json.dumps(['docs', 'snapshots', 'README.md'])}\n"
+        f"pytest_add_cli_args_test_selection = {json.dumps(selection)}\n"
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:randomly"]\n'
+        "use_git_change_detection = false\n"
+    )
+
+
+def prepare(module: str) -> Path:
+    """A fresh flat copy of the work tree with mutmut configured for `module`."""
+    dest = SCRATCH / flat(module).replace("/", "__").removesuffix(".py")
+    if dest.exists():
+        shutil.rmtree(dest)
+    for path in tracked_files():
+        target = dest / flat(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / path, target)
+    with (dest / "pyproject.toml").open("a") as config:
+        config.write(mutmut_config(module, MODULES[module]))
+    return dest
+
+
+def statuses(dest: Path, module: str) -> dict[str, str]:
+    """mutant name -> mutmut status, from the module's .meta file."""
+    from mutmut.stats import status_by_exit_code
+
+    meta = json.loads((dest / "mutants" / (flat(module) + ".meta")).read_text())
+    return {name: status_by_exit_code[code] for name, code in meta["exit_code_by_key"].items()}
+
+
+def report(dest: Path, module: str, seconds: float) -> tuple[int, int, Counter[str], list[str]]:
+    """Write report.md for the module; return (killed, total, counts, survivors)."""
+    by_name = statuses(dest, module)
+    counts = Counter(by_name.values())
+    killed = sum(n for status, n in counts.items() if status in KILLED)
+    survivors = sorted(name for name, status in by_name.items() if status not in KILLED)
+    lines = [
+        f"# {module}: {killed}/{len(by_name)} killed ({score(killed, len(by_name))}) in {seconds:.0f}s",
+        "",
+        ", ".join(f"{status}: {n}" for status, n in sorted(counts.items())),
+        "",
+    ]
+    for name in survivors:
+        shown = subprocess.run(
+            [str(BIN / "mutmut"), "show", name], cwd=dest, capture_output=True, text=True, check=False
+        )
+        lines += ["```diff", shown.stdout.strip(), "```", ""]
+    (dest / "report.md").write_text("\n".join(lines))
+    return killed, len(by_name), counts, survivors
+
+
+def score(killed: int, total: int) -> str:
+    """`87.5%`."""
+    return f"{100.0 * killed / total:.1f}%" if total else "-"
+
+
+def main(argv: list[str]) -> int:
+    """Mutate each module asked for (all by default) and print the scores."""
+    modules = argv or list(MODULES)
+    unknown = [m for m in modules if m not in MODULES]
+    if unknown:
+        print(
+            f"not a mutated module: {', '.join(unknown)} (see MODULES in scripts/mutate.py)", file=sys.stderr
+        )
+        return 2
+    rows = []
+    for module in modules:
+        started = time.monotonic()
+        dest = prepare(module)
+        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+        for name in ("COVERAGE_PROCESS_START", "COVERAGE_FILE", "LOOPX_ROOT"):
+            env.pop(name, None)
+        run = subprocess.run(
+            [str(BIN / "mutmut"), "run", "--max-children", "2"],
+            cwd=dest,
+            env=env,
+            stdout=(dest / "mutmut.log").open("w"),
+            stderr=subprocess.STDOUT,
+            check=False,
+        )
+        seconds = time.monotonic() - started
+        if run.returncode != 0 or not (dest / "mutants" / (flat(module) + ".meta")).exists():
+            print(f"{module}: mutmut failed (exit {run.returncode}), see {dest.relative_to(REPO)}/mutmut.log")
+            rows.append(f"{module:<36} failed")
+            continue
+        killed, total, counts, survivors = report(dest, module, seconds)
+        rows.append(
+            f"{module:<36} {killed:>4}/{total:<4} {score(killed, total):>6}  {seconds:>5.0f}s  "
+            + ", ".join(f"{s}: {n}" for s, n in sorted(counts.items()) if s not in KILLED)
+        )
+        print(rows[-1], flush=True)
+        for name in survivors:
+            print(f"    not killed: {name}", flush=True)
+    print("\nmodule                               killed/total  score   time  not killed")
+    print("\n".join(rows))
+    print(f"\nsurvivors with their diffs: {SCRATCH.relative_to(REPO)}/<module>/report.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
