@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
+from loopx_core.kernel.algebra import StepKind
+from loopx_core.models.journal import TurnJournal
 from loopx_core.ops import goals, todos
-from loopx_core.settlement.algebra import StepKind
-from loopx_core.settlement.journal import TurnJournal
 from loopx_core.settlement.steps import TurnContext
 from loopx_core.settlement.turns import begin_turn, settle_steps
 from loopx_core.store.files import FileStore

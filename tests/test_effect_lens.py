@@ -14,8 +14,8 @@ from loopx_core.effects.lens import (
     interpret_turn_journal,
     interpret_turn_result_packet,
 )
+from loopx_core.kernel.results import turn_result
 from loopx_core.render import packet_markdown
-from loopx_core.settlement.turns import turn_result
 from tests.conftest import Project
 from tests.scenarios import SCENARIOS
 from tests.turns import begun_turn

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from loopx_core.settlement.algebra import StepKind
+from loopx_core.kernel.algebra import StepKind
 from loopx_core.settlement.turns import cancel_turn, mark_failed, record_host_phases, settle
 from tests.conftest import T0, Cli
 from tests.turns import Turn, begun_turn

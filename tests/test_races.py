@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from loopx_core.errors import ConflictError, LoopxError
+from loopx_core.kernel.algebra import StepKind
 from loopx_core.ops import spend, todos
-from loopx_core.settlement.algebra import StepKind
 from loopx_core.settlement.steps import TurnContext
 from loopx_core.settlement.turns import begin_turn, settle_steps
 from loopx_core.store import files

@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loopx_core.settlement.algebra import FailureKind, SettlementResult, Step, compose, noop
+from loopx_core.kernel.algebra import FailureKind, SettlementResult, Step, compose, noop
 from loopx_core.settlement.steps import durable_writeback, quota_spend, validation
 from tests.turns import Turn, begun_turn
 

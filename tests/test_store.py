@@ -147,7 +147,7 @@ def test_ledger_corrupt_middle_line_is_state_invalid(tmp_path) -> None:  # type:
     ledger.append_line(path, _event(1, 0).model_dump_json().encode())
     ledger.append_line(path, b"not json")
     ledger.append_line(path, _event(3, 1).model_dump_json().encode())
-    with pytest.raises(StateInvalidError, match="invalid line"):
+    with pytest.raises(StateInvalidError, match="line of the ledger"):
         ledger.read_all(path)
 
 

@@ -64,7 +64,8 @@ def begin(
     fmt: JsonFormat = Format.json,
 ) -> None:
     """Start a turn: claim the todo (lease) and open the journal; prints the turn key."""
-    from loopx_core.settlement.turns import begin_turn, turn_result
+    from loopx_core.kernel.results import turn_result
+    from loopx_core.settlement.turns import begin_turn
 
     with reporting(fmt):
         journal, replayed = begin_turn(
@@ -92,7 +93,8 @@ def cancel(
     fmt: JsonFormat = Format.json,
 ) -> None:
     """Cancel an open turn: later steps are refused as `cancelled`; the todo lease is released."""
-    from loopx_core.settlement.turns import cancel_turn, turn_result
+    from loopx_core.kernel.results import turn_result
+    from loopx_core.settlement.turns import cancel_turn
 
     with reporting(fmt):
         journal = cancel_turn(store(ctx), goal_id, agent_id, turn_key, now(), reason)
@@ -208,7 +210,8 @@ def inspect_journal(
     4 malformed journal, 8 unsupported schema.
     """
     from loopx_core.ids import check_id
-    from loopx_core.settlement.journal import check_turn_key, inspect, inspection_markdown
+    from loopx_core.kernel.inspection import inspect, inspection_markdown
+    from loopx_core.models.journal import check_turn_key
 
     with reporting(fmt):
         check_id("goal", goal_id)
@@ -282,7 +285,7 @@ def settle_step(
     ctx: typer.Context, goal_id: str, agent_id: str, turn_key: str, step: str, fmt: Format, **extra: Any
 ) -> None:
     """Run one settlement step (spend or closeout) and print the turn result."""
-    from loopx_core.settlement.algebra import StepKind
+    from loopx_core.kernel.algebra import StepKind
     from loopx_core.settlement.steps import TurnContext
     from loopx_core.settlement.turns import settle_steps
 

@@ -13,11 +13,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
-from loopx_core.decide import commands
+from loopx_core import commands
 from loopx_core.decide.assess import Assessment, Inputs
 from loopx_core.decide.scope import scope_refusal
+from loopx_core.kernel.results import turn_result
 from loopx_core.models import Todo
-from loopx_core.settlement.identity import SettlementIdentity, replan_obligation_id, turn_instance_id
+from loopx_core.models.identity import SettlementIdentity, replan_obligation_id, turn_instance_id
 
 DecisionKind = Literal["run", "skip", "observe", "repair"]
 
@@ -118,8 +119,6 @@ def base_decision(inputs: Inputs, a: Assessment) -> Decision:
 
 def _resume(inputs: Inputs, a: Assessment) -> Decision:
     """The agent has an open turn: finish it before anything else."""
-    from loopx_core.settlement.turns import turn_result
-
     journal = inputs.open_turn
     packet = turn_result(journal)
     identity = journal.identity

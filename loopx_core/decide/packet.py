@@ -12,9 +12,9 @@ from loopx_core.decide.assess import Assessment, Inputs, assess
 from loopx_core.decide.layers import Decision, run_layers
 from loopx_core.errors import NotFoundError, StateInvalidError
 from loopx_core.ids import check_id
+from loopx_core.kernel.algebra import build_plan
+from loopx_core.models.identity import SettlementIdentity
 from loopx_core.quota import compute_usage, lookback
-from loopx_core.settlement.algebra import build_plan
-from loopx_core.settlement.identity import SettlementIdentity
 from loopx_core.store.files import FileStore
 
 PACKET_SCHEMA = "loopx_quota_should_run_v1"
@@ -75,12 +75,10 @@ def load_inputs(
 
 def _scheduler(store: FileStore, goal_id: str, agent_id: str | None) -> Any:
     """The agent's scheduler entry; an unreadable one only costs the backoff, never the decision."""
-    if agent_id is None or not (store.goal_dir(goal_id) / "scheduler.json").exists():
+    if agent_id is None or not store.scheduler_path(goal_id).exists():
         return None
-    from loopx_core.ops import scheduler
-
     try:
-        return scheduler.entry(store, goal_id, agent_id)
+        return store.read_scheduler(goal_id).agents.get(agent_id)
     except StateInvalidError:
         return None
 

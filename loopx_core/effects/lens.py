@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
+from loopx_core.models.identity import SettlementIdentity
+from loopx_core.models.journal import PHASES, STATUSES, TOMBSTONES
+
 ExecutionMode = Literal["serial", "parallel", "interleaved"]
 
 
@@ -204,8 +207,6 @@ def interpret_turn_journal(journal: Any, *, goal_id: str, agent_id: str, turn_ke
     Never raises on a semantic mismatch: it returns a blocked observation. Grants nothing:
     `should_run` is False and the next effect is empty.
     """
-    from loopx_core.settlement.identity import SettlementIdentity
-    from loopx_core.settlement.journal import PHASES, STATUSES, TOMBSTONES
 
     violations: list[str] = []
     identity = journal.identity or {}

@@ -99,7 +99,8 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         lease_minutes: Minutes = DEFAULT_LEASE_MINUTES,
     ) -> dict[str, Any]:
         """Start a turn: claim the todo (for lease_minutes) and open its journal; returns the turn key."""
-        from loopx_core.settlement.turns import begin_turn, turn_result
+        from loopx_core.kernel.results import turn_result
+        from loopx_core.settlement.turns import begin_turn
 
         journal, replayed = begin_turn(
             store(),
@@ -157,7 +158,8 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
     def turn_inspect_journal(goal_id: Id, agent_id: Id, turn_key: str) -> dict[str, Any]:
         """The allowlisted, read-only inspection of a turn journal."""
         from loopx_core.ids import check_id
-        from loopx_core.settlement.journal import check_turn_key, inspect
+        from loopx_core.kernel.inspection import inspect
+        from loopx_core.models.journal import check_turn_key
 
         check_id("goal", goal_id)
         check_id("agent", agent_id)
@@ -191,7 +193,7 @@ def settle(
     s: FileStore, goal_id: str, agent_id: str, turn_key: str, step: str, **extra: Any
 ) -> dict[str, Any]:
     """Run one settlement step of the turn through the shared settlement path (MCP adapter)."""
-    from loopx_core.settlement.algebra import StepKind
+    from loopx_core.kernel.algebra import StepKind
     from loopx_core.settlement.steps import TurnContext
     from loopx_core.settlement.turns import settle_steps
 

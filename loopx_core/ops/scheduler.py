@@ -9,51 +9,24 @@ material change resets it.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from pathlib import Path
 
-from pydantic import Field
-
-from loopx_core.errors import NotFoundError, UsageError
+from loopx_core.errors import UsageError
 from loopx_core.ids import check_id
-from loopx_core.models.common import Id, StrictModel, Time
-from loopx_core.models.domain import Count
+from loopx_core.models.scheduler import SchedulerEntry, SchedulerState
 from loopx_core.ops.goals import require_agent, require_goal
-from loopx_core.store.atomic import read_model, write_model
+from loopx_core.store.atomic import write_model
 from loopx_core.store.files import FileStore
 
 
-class SchedulerEntry(StrictModel):
-    """One agent's heartbeat as the host last reported it."""
-
-    applied_rrule: str | None = None
-    paused: bool = False
-    fingerprint: str | None = None
-    unchanged_polls: Count = 0
-    acked_at: Time | None = None
-    failures: Count = 0
-    last_error: str | None = None
-    failed_at: Time | None = None
-
-
-class SchedulerState(StrictModel):
-    """The goal's scheduler file."""
-
-    schema_version: Literal[1]
-    goal_id: Id
-    agents: dict[Id, SchedulerEntry] = Field(default_factory=dict)
-
-
-def path(store: FileStore, goal_id: str):  # type: ignore[no-untyped-def]
+def path(store: FileStore, goal_id: str) -> Path:
     """`.loopx/goals/<goal>/scheduler.json`."""
-    return store.goal_dir(goal_id) / "scheduler.json"
+    return store.scheduler_path(goal_id)
 
 
 def read(store: FileStore, goal_id: str) -> SchedulerState:
     """The scheduler state (empty if none was reported yet)."""
-    try:
-        return read_model(path(store, goal_id), SchedulerState, what="scheduler state", root=store.root)
-    except NotFoundError:
-        return SchedulerState(schema_version=1, goal_id=goal_id)
+    return store.read_scheduler(goal_id)
 
 
 def entry(store: FileStore, goal_id: str, agent_id: str) -> SchedulerEntry | None:

@@ -19,9 +19,10 @@ from typing import Any
 from loopx_core import faults as fault
 from loopx_core.effects.lens import interpret_quota_should_run_packet, interpret_turn_result_packet
 from loopx_core.errors import NotFoundError, RefusedError, SettlementError
-from loopx_core.settlement.algebra import StepKind
+from loopx_core.kernel.algebra import StepKind
+from loopx_core.kernel.results import turn_result
 from loopx_core.settlement.steps import TurnContext, release_turn
-from loopx_core.settlement.turns import begin_turn, mark_failed, reopen, settle, turn_result
+from loopx_core.settlement.turns import begin_turn, mark_failed, reopen, settle
 from loopx_core.store.files import FileStore
 
 HOST_OUTPUT_TAIL = 2000
@@ -150,7 +151,7 @@ def _run_holding_lease(ctx: TurnContext, journal: Any, command: str, env: dict[s
     If the lease is lost meanwhile (another agent took the todo over), the host command is
     stopped and the turn refused as `lease_lost`: its work must not be settled.
     """
-    from loopx_core.settlement.lease import hold_lease
+    from loopx_core.ops.lease import hold_lease
 
     minutes = journal.lease_minutes or 30.0
     every = max(1.0, minutes * 60 / 3)

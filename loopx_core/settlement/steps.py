@@ -16,11 +16,11 @@ from typing import Any
 
 from loopx_core import faults as fault
 from loopx_core.clock import iso
+from loopx_core.kernel.algebra import FailureKind, SettlementReceipt, SettlementResult, Step, StepKind
+from loopx_core.models.journal import TurnJournal
+from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, hold_lease, lease_lost
 from loopx_core.quota import charge_slots, compute_usage, lookback
 from loopx_core.settlement import runlog
-from loopx_core.settlement.algebra import FailureKind, SettlementReceipt, SettlementResult, Step, StepKind
-from loopx_core.settlement.journal import TurnJournal
-from loopx_core.settlement.lease import DEFAULT_LEASE_MINUTES, hold_lease, lease_lost
 from loopx_core.store.files import FileStore
 
 Outcome = tuple[dict[str, Any], str | None] | tuple[FailureKind, str]

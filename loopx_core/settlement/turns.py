@@ -1,7 +1,7 @@
 """The CLI adapter: `turn begin`, `writeback`, bound `quota spend`, terminal closeout, `turn cancel`.
 
 Each command composes the shared settlement steps and prints a `loopx_turn_result_v0`
-packet; the next CLI actions in it are read through the effect lens.
+packet (settlement.results).
 """
 
 from __future__ import annotations
@@ -9,86 +9,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from loopx_core.decide import commands
-from loopx_core.effects.lens import TURN_RESULT_SCHEMA
 from loopx_core.errors import ConflictError, NotFoundError, RefusedError, SettlementError
+from loopx_core.kernel.algebra import SettlementResult, StepKind, compose
+from loopx_core.kernel.results import BASE_PLAN, turn_result
+from loopx_core.models.identity import SettlementIdentity, replan_obligation_id, turn_instance_id
+from loopx_core.models.journal import TurnJournal
 from loopx_core.ops.goals import require_agent, require_goal
+from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, lease_lost, lease_todo
 from loopx_core.quota import compute_usage, lookback
-from loopx_core.settlement.algebra import SettlementResult, StepKind, compose
-from loopx_core.settlement.identity import SettlementIdentity, replan_obligation_id, turn_instance_id
-from loopx_core.settlement.journal import PHASES, TurnJournal
-from loopx_core.settlement.lease import DEFAULT_LEASE_MINUTES, lease_lost, lease_todo
 from loopx_core.settlement.runlog import run_id_for
 from loopx_core.settlement.steps import STEP_BUILDERS, TurnContext
 from loopx_core.store.files import FileStore
-
-BASE_PLAN = ["validation", "durable_writeback", "quota_spend"]
-
-
-def next_phase(journal: TurnJournal) -> str | None:
-    """The first phase still to do: host phases, then the planned settlement steps."""
-    if journal.status not in ("open", "failed"):
-        return None
-    wanted = ["host_execute", "typed_result", *journal.plan]
-    done = set(journal.completed())
-    return next((p for p in PHASES if p in wanted and p not in done), None)
-
-
-def turn_result(
-    journal: TurnJournal, result: SettlementResult | None = None, *, adapter: str = "cli"
-) -> dict[str, Any]:
-    """The `loopx_turn_result_v0` packet, with next CLI actions read through the lens."""
-    identity = journal.identity
-    phase = next_phase(journal)
-    packet: dict[str, Any] = {
-        "schema": TURN_RESULT_SCHEMA,
-        "adapter": adapter,
-        "goal_id": journal.goal_id,
-        "agent_id": journal.agent_id,
-        "todo_id": identity.get("todo_id"),
-        "replan_obligation_id": identity.get("replan_obligation_id"),
-        "turn_key": journal.turn_key,
-        "status": journal.status,
-        "plan": list(journal.plan),
-        "completed_phases": journal.completed(),
-        "next_phase": phase,
-        "receipts": [r.to_json() for r in result.receipts] if result else [],
-        "effects": list(result.effects) if result else [],
-        "failure": result.failure.to_json() if result and result.failure else journal.failure,
-    }
-    packet["summary"] = _summary(packet)
-    packet["next_cli_actions"] = _actions(journal, phase)
-    return packet
-
-
-def _summary(p: dict[str, Any]) -> str:
-    if p["failure"]:
-        return f"refused: {p['failure']['kind']} at {p['failure']['step']}"
-    if p["status"] == "committed":
-        return "turn settled"
-    return f"turn {p['status']}; next: {p['next_phase'] or 'nothing'}"
-
-
-def _actions(journal: TurnJournal, phase: str | None) -> list[str]:
-    """Every command the turn still needs, in order (the host runs them one after another)."""
-    g, a, k = journal.goal_id, journal.agent_id, journal.turn_key
-    todo = journal.identity.get("todo_id")
-    closeout = "terminal_closeout" in journal.plan
-    actions = []
-    if phase in ("host_execute", "typed_result", "validation", "durable_writeback"):
-        actions.append(commands.writeback(g, a, k))
-    if phase in ("host_execute", "typed_result", "validation", "durable_writeback", "quota_spend"):
-        actions.append(commands.spend(g, a, k))
-    if todo and closeout and journal.status != "stopped":
-        if phase is not None:
-            actions.append(
-                commands.command(
-                    "todo", "complete", "--no-follow-up", goal_id=g, todo_id=todo, agent_id=a, turn_key=k
-                )
-            )
-    elif todo and journal.status in ("open", "failed", "committed"):
-        actions.append(commands.complete(g, a, todo))
-    return actions
 
 
 def begin_turn(
@@ -269,7 +200,7 @@ def renew_turn_lease(
     the turn is not this agent's or no longer open.
     """
     from loopx_core.models.domain import Minutes, check
-    from loopx_core.settlement.lease import hold_lease
+    from loopx_core.ops.lease import hold_lease
     from loopx_core.settlement.steps import TurnContext, guard
 
     with store.goal_lock(goal_id):

@@ -7,18 +7,17 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from loopx_core.errors import ConflictError, NotFoundError
 from loopx_core.faults import race_window
 from loopx_core.ids import check_id
 from loopx_core.models import SCHEMA_VERSION, GoalState, LedgerEvent, Registry
+from loopx_core.models.journal import TurnJournal, check_turn_key
+from loopx_core.models.scheduler import SchedulerState
 from loopx_core.store import ledger, receipts
 from loopx_core.store.atomic import read_model, write_model
 from loopx_core.store.lock import file_lock
-
-if TYPE_CHECKING:
-    from loopx_core.settlement.journal import TurnJournal
 
 T = TypeVar("T")
 
@@ -65,8 +64,6 @@ class FileStore:
 
     def turn_path(self, goal_id: str, turn_key: str) -> Path:
         """`.loopx/goals/<goal>/turns/<64 hex>.json` (the turn key is checked)."""
-        from loopx_core.settlement.journal import check_turn_key
-
         return self.goal_dir(goal_id) / "turns" / f"{check_turn_key(turn_key)}.json"
 
     def runs_dir(self, goal_id: str) -> Path:
@@ -76,6 +73,10 @@ class FileStore:
     def receipts_path(self, goal_id: str) -> Path:
         """`.loopx/goals/<goal>/receipts.json` (derived from the ledger and the run history)."""
         return self.goal_dir(goal_id) / "receipts.json"
+
+    def scheduler_path(self, goal_id: str) -> Path:
+        """`.loopx/goals/<goal>/scheduler.json`."""
+        return self.goal_dir(goal_id) / "scheduler.json"
 
     def lock_path(self, name: str) -> Path:
         """`.loopx/locks/<name>.lock` (the name is a checked id, so it stays inside `.loopx/`)."""
@@ -156,11 +157,19 @@ class FileStore:
         """The goal's lock (re-entrant in one process), for changes spanning several files."""
         return file_lock(self.lock_path(check_id("goal", goal_id)))
 
+    # -- scheduler ---------------------------------------------------------------------
+    def read_scheduler(self, goal_id: str) -> SchedulerState:
+        """The goal's scheduler state, validated (empty if no host reported yet)."""
+        try:
+            return read_model(
+                self.scheduler_path(goal_id), SchedulerState, what="scheduler state", root=self.root
+            )
+        except NotFoundError:
+            return SchedulerState(schema_version=1, goal_id=check_id("goal", goal_id))
+
     # -- turn journals -----------------------------------------------------------------
     def read_journal(self, goal_id: str, turn_key: str) -> TurnJournal:
         """A turn journal, schema-checked (missing: NotFoundError; malformed: StateInvalidError)."""
-        from loopx_core.settlement.journal import TurnJournal
-
         return read_model(self.turn_path(goal_id, turn_key), TurnJournal, what="turn journal", root=self.root)
 
     def write_journal(self, journal: TurnJournal) -> None:

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from loopx_core import faults as fault
 from loopx_core.clock import iso
+from loopx_core.kernel.algebra import StepKind
 from loopx_core.ops import spend
-from loopx_core.settlement.algebra import StepKind
 from loopx_core.settlement.steps import TurnContext
 from loopx_core.settlement.turns import begin_turn, settle_steps
 from tests.builders import build_project

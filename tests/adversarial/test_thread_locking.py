@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from loopx_core.errors import ConflictError, LockTimeoutError, LoopxError, UsageError
+from loopx_core.kernel.algebra import StepKind
 from loopx_core.ops import goals, spend, todos
-from loopx_core.settlement.algebra import StepKind
 from loopx_core.settlement.turns import settle_steps
 from loopx_core.store.lock import file_lock
 from tests.conftest import T0

@@ -12,9 +12,9 @@ from datetime import datetime, timedelta
 
 from loopx_core.decide import scope
 from loopx_core.errors import ConflictError, NotFoundError
+from loopx_core.kernel.algebra import FailureKind, SettlementReceipt, SettlementResult, Step, compose
 from loopx_core.models import GoalState, Todo
-from loopx_core.settlement.algebra import FailureKind, SettlementReceipt, SettlementResult, Step, compose
-from loopx_core.settlement.identity import SettlementIdentity
+from loopx_core.models.identity import SettlementIdentity
 from loopx_core.store.files import FileStore
 
 DEFAULT_LEASE_MINUTES = 30.0

@@ -1,8 +1,7 @@
-"""The turn journal (`.loopx/goals/<goal>/turns/<64 hex>.json`) and its read-only inspection.
+"""The turn journal (`.loopx/goals/<goal>/turns/<64 hex>.json`): one turn's phases and receipts.
 
 A journal records one turn's completed phases, in order, with their receipts. Committed,
-stopped and failed journals stay as tombstones. `inspect` projects a journal onto the
-allowlisted `loopx_turn_journal_inspection_v0`: never bodies, paths or credentials.
+stopped and failed journals stay as tombstones (read-only inspection: settlement.inspection).
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from pydantic import AwareDatetime, Field, field_validator
 from loopx_core.errors import UsageError
 from loopx_core.models.common import StrictModel
 from loopx_core.models.domain import Minutes
-from loopx_core.settlement.identity import TURN_KEY_PREFIX, SettlementIdentity
+from loopx_core.models.identity import TURN_KEY_PREFIX, SettlementIdentity
 
 PHASES: tuple[str, ...] = (
     "host_execute",
@@ -28,7 +27,6 @@ PHASES: tuple[str, ...] = (
 )
 STATUSES: tuple[str, ...] = ("open", "committed", "stopped", "failed")
 TOMBSTONES = ("committed", "stopped", "failed")
-INSPECTION_SCHEMA = "loopx_turn_journal_inspection_v0"
 IDENTITY_KEYS = frozenset({"goal_id", "agent_id", "todo_id", "turn_instance_id", "replan_obligation_id"})
 _TURN_KEY_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
 
@@ -95,46 +93,3 @@ class TurnJournal(StrictModel):
         """Append a completed phase (callers keep the order; inspection verifies it)."""
         self.phases.append(PhaseRecord(phase=name, at=at, receipt=receipt))
         self.updated_at = at
-
-
-def inspect(journal: TurnJournal, *, goal_id: str, agent_id: str, turn_key: str) -> dict[str, Any]:
-    """The allowlisted inspection projection of a journal, through the effect lens."""
-    from loopx_core.effects.lens import interpret_turn_journal
-
-    turn = interpret_turn_journal(journal, goal_id=goal_id, agent_id=agent_id, turn_key=turn_key)
-    c = turn.request.context
-    return {
-        "schema": INSPECTION_SCHEMA,
-        "decision": turn.observation.decision,
-        "journal_status": c["journal_status"],
-        "replay_legal": c["replay_legal"],
-        "goal_matches": c["goal_matches"],
-        "owner_matches": c["owner_matches"],
-        "turn_key_matches": c["turn_key_matches"],
-        "phases_form_ordered_prefix": c["phases_form_ordered_prefix"],
-        "completed_phases": list(c["completed_phases"]),
-        "tombstone_retained": c["tombstone_retained"],
-        "violations": list(c["violations"]),
-        "effects": [],
-    }
-
-
-def inspection_markdown(p: dict[str, Any]) -> str:
-    """The inspection projection for people: the same allowlisted facts."""
-
-    def yn(value: bool) -> str:
-        return "yes" if value else "no"
-
-    lines = [
-        f"# Turn journal: {p['decision']}",
-        "",
-        f"- status: {p['journal_status']} (tombstone retained: {yn(p['tombstone_retained'])})",
-        f"- replay legal: {yn(p['replay_legal'])}",
-        f"- goal matches: {yn(p['goal_matches'])}; owner matches: {yn(p['owner_matches'])}; "
-        f"turn key matches: {yn(p['turn_key_matches'])}",
-        f"- phases form an ordered prefix: {yn(p['phases_form_ordered_prefix'])}",
-        f"- completed phases: {', '.join(p['completed_phases']) or 'none'}",
-        f"- violations: {', '.join(p['violations']) or 'none'}",
-        "- effects: none (inspection grants no authority)",
-    ]
-    return "\n".join(lines) + "\n"

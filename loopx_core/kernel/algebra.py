@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from loopx_core.settlement.identity import SettlementIdentity
+from loopx_core.models.identity import SettlementIdentity
 
 
 class FailureKind(StrEnum):

@@ -1,0 +1,83 @@
+"""The turn result packet (`loopx_turn_result_v0`): what a turn did and what it still needs.
+
+A pure function of the journal: the CLI adapter, the MCP server, the driver and should-run
+(for an agent's open turn) all print the same packet; its next CLI actions are read
+through the effect lens.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from loopx_core import commands
+from loopx_core.effects.lens import TURN_RESULT_SCHEMA
+from loopx_core.kernel.algebra import SettlementResult
+from loopx_core.models.journal import PHASES, TurnJournal
+
+BASE_PLAN = ["validation", "durable_writeback", "quota_spend"]
+
+
+def next_phase(journal: TurnJournal) -> str | None:
+    """The first phase still to do: host phases, then the planned settlement steps."""
+    if journal.status not in ("open", "failed"):
+        return None
+    wanted = ["host_execute", "typed_result", *journal.plan]
+    done = set(journal.completed())
+    return next((p for p in PHASES if p in wanted and p not in done), None)
+
+
+def turn_result(
+    journal: TurnJournal, result: SettlementResult | None = None, *, adapter: str = "cli"
+) -> dict[str, Any]:
+    """The `loopx_turn_result_v0` packet, with next CLI actions read through the lens."""
+    identity = journal.identity
+    phase = next_phase(journal)
+    packet: dict[str, Any] = {
+        "schema": TURN_RESULT_SCHEMA,
+        "adapter": adapter,
+        "goal_id": journal.goal_id,
+        "agent_id": journal.agent_id,
+        "todo_id": identity.get("todo_id"),
+        "replan_obligation_id": identity.get("replan_obligation_id"),
+        "turn_key": journal.turn_key,
+        "status": journal.status,
+        "plan": list(journal.plan),
+        "completed_phases": journal.completed(),
+        "next_phase": phase,
+        "receipts": [r.to_json() for r in result.receipts] if result else [],
+        "effects": list(result.effects) if result else [],
+        "failure": result.failure.to_json() if result and result.failure else journal.failure,
+    }
+    packet["summary"] = _summary(packet)
+    packet["next_cli_actions"] = _actions(journal, phase)
+    return packet
+
+
+def _summary(p: dict[str, Any]) -> str:
+    if p["failure"]:
+        return f"refused: {p['failure']['kind']} at {p['failure']['step']}"
+    if p["status"] == "committed":
+        return "turn settled"
+    return f"turn {p['status']}; next: {p['next_phase'] or 'nothing'}"
+
+
+def _actions(journal: TurnJournal, phase: str | None) -> list[str]:
+    """Every command the turn still needs, in order (the host runs them one after another)."""
+    g, a, k = journal.goal_id, journal.agent_id, journal.turn_key
+    todo = journal.identity.get("todo_id")
+    closeout = "terminal_closeout" in journal.plan
+    actions = []
+    if phase in ("host_execute", "typed_result", "validation", "durable_writeback"):
+        actions.append(commands.writeback(g, a, k))
+    if phase in ("host_execute", "typed_result", "validation", "durable_writeback", "quota_spend"):
+        actions.append(commands.spend(g, a, k))
+    if todo and closeout and journal.status != "stopped":
+        if phase is not None:
+            actions.append(
+                commands.command(
+                    "todo", "complete", "--no-follow-up", goal_id=g, todo_id=todo, agent_id=a, turn_key=k
+                )
+            )
+    elif todo and journal.status in ("open", "failed", "committed"):
+        actions.append(commands.complete(g, a, todo))
+    return actions
