@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from loopx_core.effects.lens import interpret_quota_should_run_packet
+
 
 def packet_markdown(p: dict[str, Any]) -> str:
     """The should-run packet as Markdown: the same facts, for a person."""
@@ -36,7 +38,6 @@ def packet_markdown(p: dict[str, Any]) -> str:
         lines.append(f"- settlement: {' -> '.join(plan['steps'])} (turn {plan['turn_key'][:19]}...)")
     rule = sched["recommended_rrule"] or "none"
     lines.append(f"- scheduler: {sched['action']}, {sched['cadence_class']}, {rule}")
-    from loopx_core.effects.lens import interpret_quota_should_run_packet
 
     actions = interpret_quota_should_run_packet(p).next_effect.cli_actions
     if actions:

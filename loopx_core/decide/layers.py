@@ -7,6 +7,8 @@ field; a short-circuit is kept by every later layer. There is no catch-all handl
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -294,8 +296,6 @@ def scheduler_hint(inputs: Inputs, a: Assessment, d: Decision, out: Fields) -> D
 
 def _fingerprint(inputs: Inputs, a: Assessment, d: Decision) -> str:
     """What makes a poll materially different: the decision, the state's version, the todo, the timing."""
-    import hashlib
-    import json
 
     material = [
         d.decision,

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from loopx_core.errors import SettlementError
 from loopx_core.models.identity import SettlementIdentity
 
 
@@ -101,8 +102,6 @@ def build_plan(identity: SettlementIdentity, *, no_followup: bool = False) -> Se
     kinds = [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK, StepKind.QUOTA_SPEND]
     if no_followup:
         if identity.todo_id is None:
-            from loopx_core.errors import SettlementError
-
             raise SettlementError(
                 "invalid_identity", "terminal closeout needs a todo, not a replan obligation"
             )
@@ -155,7 +154,6 @@ class SettlementFailure:
 
     def raise_error(self) -> None:
         """Raise it as the CLI's `SettlementError` (one line, its own exit code)."""
-        from loopx_core.errors import SettlementError
 
         raise SettlementError(str(self.kind), self.message, step=self.step)
 

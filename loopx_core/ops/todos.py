@@ -10,8 +10,9 @@ from loopx_core.errors import ConflictError, NotFoundError, RefusedError, UsageE
 from loopx_core.ids import check_id
 from loopx_core.models import GoalState, Todo
 from loopx_core.models.domain import Minutes, Priority, check
+from loopx_core.models.identity import SettlementIdentity
 from loopx_core.ops.goals import require_agent, require_goal
-from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES
+from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, lease_todo
 from loopx_core.store.files import FileStore
 
 
@@ -100,8 +101,6 @@ def claim_todo(
     Exactly one of several concurrent claimants wins; the others get `ConflictError` (exit 5);
     an agent that may not take it gets `RefusedError` (exit 7).
     """
-    from loopx_core.models.identity import SettlementIdentity
-    from loopx_core.ops.lease import lease_todo
 
     require_agent(store.read_registry(), agent_id)
     check_id("todo", todo_id)

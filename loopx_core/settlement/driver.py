@@ -17,10 +17,13 @@ from datetime import datetime
 from typing import Any
 
 from loopx_core import faults as fault
+from loopx_core.decide.packet import build_packet, load_inputs
 from loopx_core.effects.lens import interpret_quota_should_run_packet, interpret_turn_result_packet
 from loopx_core.errors import NotFoundError, RefusedError, SettlementError
 from loopx_core.kernel.algebra import StepKind
 from loopx_core.kernel.results import turn_result
+from loopx_core.ops.lease import hold_lease
+from loopx_core.ops.todos import complete_todo
 from loopx_core.settlement.steps import TurnContext, release_turn
 from loopx_core.settlement.turns import begin_turn, mark_failed, reopen, settle
 from loopx_core.store.files import FileStore
@@ -62,8 +65,6 @@ def run_once(
                 f"`loopx turn cancel --goal-id {goal_id} --agent-id {agent_id} --turn-key {open_key}`"
             ) from None
     else:
-        from loopx_core.decide.packet import build_packet, load_inputs
-
         packet = build_packet(
             load_inputs(
                 store, goal_id, agent_id, clock(), available_capabilities=options.available_capabilities
@@ -151,7 +152,6 @@ def _run_holding_lease(ctx: TurnContext, journal: Any, command: str, env: dict[s
     If the lease is lost meanwhile (another agent took the todo over), the host command is
     stopped and the turn refused as `lease_lost`: its work must not be settled.
     """
-    from loopx_core.ops.lease import hold_lease
 
     minutes = journal.lease_minutes or 30.0
     every = max(1.0, minutes * 60 / 3)
@@ -199,7 +199,6 @@ def _journal(
 
 def _finish_todo(store: FileStore, journal: Any, now: datetime) -> None:
     """After a settled todo turn without closeout, the todo is done (ordinary todo lifecycle)."""
-    from loopx_core.ops.todos import complete_todo
 
     todo_id = journal.identity.get("todo_id")
     if journal.status != "committed" or not todo_id or "terminal_closeout" in journal.plan:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any, Literal
 
@@ -32,7 +33,6 @@ def run_id_for(effect_id: str) -> str:
 
 def write_run(store: FileStore, record: dict[str, Any], at: datetime) -> None:
     """Write `runs/<run>.json` and `.md` atomically, then index the run once (goal lock held)."""
-    import json
 
     goal_id, run_id = record["goal_id"], record["run_id"]
     folder = store.runs_dir(goal_id)

@@ -19,6 +19,7 @@ from loopx_core.clock import iso
 from loopx_core.kernel.algebra import FailureKind, SettlementReceipt, SettlementResult, Step, StepKind
 from loopx_core.models.journal import TurnJournal
 from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, hold_lease, lease_lost
+from loopx_core.ops.spend import spend
 from loopx_core.quota import charge_slots, compute_usage, lookback
 from loopx_core.settlement import runlog
 from loopx_core.store.files import FileStore
@@ -201,7 +202,6 @@ def quota_spend(ctx: TurnContext) -> Step:
     """Quota spend, bound to the turn's identity; only after its durable writeback."""
 
     def perform(journal: TurnJournal) -> Outcome:
-        from loopx_core.ops.spend import spend
 
         if journal.phase("durable_writeback") is None:
             return FailureKind.WRITEBACK_MISSING, "spend refused: this turn has no durable writeback yet"

@@ -12,13 +12,14 @@ from typing import Any
 from loopx_core.errors import ConflictError, NotFoundError, RefusedError, SettlementError
 from loopx_core.kernel.algebra import SettlementResult, StepKind, compose
 from loopx_core.kernel.results import BASE_PLAN, turn_result
+from loopx_core.models.domain import Minutes, check
 from loopx_core.models.identity import SettlementIdentity, replan_obligation_id, turn_instance_id
 from loopx_core.models.journal import TurnJournal
 from loopx_core.ops.goals import require_agent, require_goal
-from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, lease_lost, lease_todo
+from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, hold_lease, lease_lost, lease_todo
 from loopx_core.quota import compute_usage, lookback
 from loopx_core.settlement.runlog import run_id_for
-from loopx_core.settlement.steps import STEP_BUILDERS, TurnContext
+from loopx_core.settlement.steps import STEP_BUILDERS, TurnContext, guard
 from loopx_core.store.files import FileStore
 
 
@@ -199,9 +200,6 @@ def renew_turn_lease(
     Refused as `lease_lost` when another agent took the todo over, and like every step when
     the turn is not this agent's or no longer open.
     """
-    from loopx_core.models.domain import Minutes, check
-    from loopx_core.ops.lease import hold_lease
-    from loopx_core.settlement.steps import TurnContext, guard
 
     with store.goal_lock(goal_id):
         journal = store.read_journal(goal_id, turn_key)
@@ -251,7 +249,6 @@ def writeback_turn(ctx: TurnContext, *, adapter: str) -> dict[str, Any]:
     Refused (typed, like every step) before anything is journaled when the turn is not this
     agent's, was cancelled, or names another todo. Returns the turn result; raises the failure.
     """
-    from loopx_core.settlement.steps import guard
 
     journal = ctx.store.read_journal(ctx.goal_id, ctx.turn_key)
     refusal = guard(ctx, journal)
