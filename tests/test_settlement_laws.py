@@ -5,6 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,9 +16,18 @@ from tests.turns import Turn, begun_turn
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+_BASE: list[Path] = []
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _inside_pytest_tmp(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Examples' folders live under pytest's temporary root, which pytest cleans up."""
+    _BASE[:] = [tmp_path_factory.mktemp("laws")]
+
+
 def fresh() -> Turn:
-    """A new project in a new temp folder (hypothesis runs many examples per test)."""
-    return begun_turn(Path(tempfile.mkdtemp(prefix="loopx-law-")))
+    """A new project in a new folder (hypothesis runs many examples per test)."""
+    return begun_turn(Path(tempfile.mkdtemp(dir=_BASE[0], prefix="law-")))
 
 
 def observe(result: SettlementResult) -> tuple:  # type: ignore[type-arg]

@@ -18,7 +18,7 @@ from mcp.client.session import ClientSession
 
 from loopx_core.ops import goals, todos
 from tests.conftest import T0, Project
-from tests.test_mcp import Tools, with_server
+from tests.mcpclient import Tools, with_server
 
 ROUNDS = 5
 SPENDS_PER_ROUND = 16

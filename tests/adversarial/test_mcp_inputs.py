@@ -32,7 +32,7 @@ from loopx_core.mcp.server import LoopxServer, strict_tool
 from loopx_core.ops import goals, todos
 from loopx_core.settlement.turns import begin_turn
 from tests.conftest import LOOPX_BIN, T0, T0_ISO, Project
-from tests.test_mcp import TOOLS, Tools, with_server
+from tests.mcpclient import TOOLS, Tools, with_server
 
 MEGABYTE_ID = "a" * 1_000_000
 EXIT_CODES = {int(code) for code in ExitCode}
