@@ -41,10 +41,14 @@ def test_temporary_folders_are_made_inside_pytests_temporary_root() -> None:
     offenders = []
     for path in sorted(TESTS.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) in (
-                "mkdtemp",
-                "TemporaryDirectory",
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", None)
+                in (
+                    "mkdtemp",
+                    "TemporaryDirectory",
+                )
+                and not any(k.arg == "dir" for k in node.keywords)
             ):
-                if not any(k.arg == "dir" for k in node.keywords):
-                    offenders.append(f"{path.relative_to(REPO)}:{node.lineno}")
+                offenders.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert offenders == []
