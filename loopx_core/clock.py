@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from loopx_core.errors import UsageError
 from loopx_core.ids import shown_value
-from loopx_core.models.domain import InputTime, check
+from loopx_core.models.domain import InputTime, check, describe
 
 
 def parse_time(text: str, *, what: str = "time") -> datetime:
@@ -24,7 +24,10 @@ def parse_time(text: str, *, what: str = "time") -> datetime:
         ) from None
     if value.tzinfo is None:
         raise UsageError(f"{what} {shown_value(text)} has no UTC offset: add Z or +HH:MM")
-    return check(what, InputTime, value).astimezone(UTC)
+    try:
+        return check(what, InputTime, value).astimezone(UTC)
+    except UsageError:
+        raise UsageError(f"invalid {what} {shown_value(text)}: must be {describe(InputTime)}") from None
 
 
 def now() -> datetime:

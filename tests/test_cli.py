@@ -123,7 +123,12 @@ def test_should_run_markdown(demo: Cli) -> None:
         (["goal", "add", "-g", "Bad/Id", "-o", "x"], 2, "usage", "invalid goal id 'Bad/Id'"),
         (["goal", "show", "-g", "nope"], 3, "not_found", "goal 'nope' not found"),
         (["goal", "add", "-g", "demo", "-o", "again"], 5, "conflict", "already exists"),
-        (["goal", "configure", "-g", "demo", "--compute", "2"], 2, "usage", "invalid --compute 2.0: must be a finite number >= 0 and <= 1"),
+        (
+            ["goal", "configure", "-g", "demo", "--compute", "2"],
+            2,
+            "usage",
+            "invalid --compute 2.0: must be a finite number >= 0 and <= 1",
+        ),
         (["todo", "claim", "-g", "demo", "-t", "t9", "-a", "builder"], 3, "not_found", "todo 't9' not found"),
         (
             ["todo", "claim", "-g", "demo", "-t", "t1", "-a", "ghost"],

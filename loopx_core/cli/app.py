@@ -82,7 +82,7 @@ def _exit_usage(error: Any, words: list[str]) -> NoReturn:
         ),
         None,
     )
-    path = getattr(ctx, "command_path", "") or "loopx"
+    path = " ".join(["loopx", *(getattr(ctx, "command_path", "") or "loopx").split()[1:]])
     hook = path.split()[1:2] == ["hook"] or (words[:1] and words[0] in HOOK_COMMANDS)
     message = f"{error.format_message()} (see `{path} --help`)"
     report_usage(
