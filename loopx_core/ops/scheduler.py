@@ -15,7 +15,6 @@ from loopx_core.errors import UsageError
 from loopx_core.ids import check_id
 from loopx_core.models.scheduler import SchedulerEntry, SchedulerState
 from loopx_core.ops.goals import require_agent, require_goal
-from loopx_core.store.atomic import write_model
 from loopx_core.store.files import FileStore
 
 
@@ -42,7 +41,7 @@ def _update(store: FileStore, goal_id: str, agent_id: str, change) -> SchedulerE
         state = read(store, goal_id)
         current = state.agents.setdefault(agent_id, SchedulerEntry())
         change(current)
-        write_model(path(store, goal_id), state)
+        store.write_scheduler(state)
         return current
 
 

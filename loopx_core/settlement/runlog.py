@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from loopx_core.clock import iso
-from loopx_core.models.common import Id, StrictModel
-from loopx_core.store import ledger
-from loopx_core.store.atomic import atomic_write_bytes
+from loopx_core.models.runs import RunIndexEntry
 from loopx_core.store.files import FileStore
-
-
-class RunIndexEntry(StrictModel):
-    """One line of `runs/index.jsonl`: the compact history of a run, for agents, heartbeats and UI."""
-
-    schema_version: Literal[1]
-    run_id: str
-    at: str
-    agent_id: Id
-    todo_id: Id | None = None
-    turn_key: str
-    validation: Literal["passed", "failed"]
-    summary: str
 
 
 def run_id_for(effect_id: str) -> str:
@@ -32,20 +16,10 @@ def run_id_for(effect_id: str) -> str:
 
 
 def write_run(store: FileStore, record: dict[str, Any], at: datetime) -> None:
-    """Write `runs/<run>.json` and `.md` atomically, then index the run once (goal lock held)."""
-
-    goal_id, run_id = record["goal_id"], record["run_id"]
-    folder = store.runs_dir(goal_id)
-    indexed = store.run_indexed(goal_id, run_id)  # read before writing: a damaged history writes nothing
-    atomic_write_bytes(
-        folder / f"{run_id}.json", (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode()
-    )
-    atomic_write_bytes(folder / f"{run_id}.md", run_markdown(record).encode())
-    if indexed:
-        return  # a retry after a crash between the record and its journal receipt
+    """Store the run record (JSON and Markdown) and index it in the history once (goal lock held)."""
     entry = RunIndexEntry(
         schema_version=1,
-        run_id=run_id,
+        run_id=record["run_id"],
         at=iso(at),
         agent_id=record["agent_id"],
         todo_id=record.get("todo_id"),
@@ -53,9 +27,7 @@ def write_run(store: FileStore, record: dict[str, Any], at: datetime) -> None:
         validation="passed" if record["validation"]["passed"] else "failed",
         summary=record["summary"][:160],
     )
-    line = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":")).encode()
-    ledger.append_line(folder / "index.jsonl", line)
-    store.index_runs(goal_id)
+    store.record_run(record["goal_id"], record, run_markdown(record), entry)
 
 
 def run_markdown(record: dict[str, Any]) -> str:

@@ -65,7 +65,7 @@ def begin_turn(
             turn_instance_id=instance or turn_instance_id(goal_id, agent_id, subject, state.version),
             replan_obligation_id=None if todo_id else subject,
         )
-        if store.turn_path(goal_id, identity.turn_key).exists():
+        if store.has_journal(goal_id, identity.turn_key):
             return store.read_journal(goal_id, identity.turn_key), True
         if todo_id is not None:
             lease = lease_todo(store, identity, now, lease_minutes=lease_minutes)

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from loopx_core.errors import ConflictError, NotFoundError
 from loopx_core.faults import race_window
 from loopx_core.ids import check_id
 from loopx_core.models import SCHEMA_VERSION, GoalState, LedgerEvent, Registry
 from loopx_core.models.journal import TurnJournal, check_turn_key
+from loopx_core.models.runs import RunIndexEntry
 from loopx_core.models.scheduler import SchedulerState
 from loopx_core.store import ledger, receipts
-from loopx_core.store.atomic import read_model, write_model
+from loopx_core.store.atomic import atomic_write_bytes, read_model, write_model
 from loopx_core.store.lock import file_lock
 
 T = TypeVar("T")
@@ -167,10 +169,18 @@ class FileStore:
         except NotFoundError:
             return SchedulerState(schema_version=1, goal_id=check_id("goal", goal_id))
 
+    def write_scheduler(self, state: SchedulerState) -> None:
+        """Write the goal's scheduler state atomically; call with the goal lock held."""
+        write_model(self.scheduler_path(state.goal_id), state)
+
     # -- turn journals -----------------------------------------------------------------
     def read_journal(self, goal_id: str, turn_key: str) -> TurnJournal:
         """A turn journal, schema-checked (missing: NotFoundError; malformed: StateInvalidError)."""
         return read_model(self.turn_path(goal_id, turn_key), TurnJournal, what="turn journal", root=self.root)
+
+    def has_journal(self, goal_id: str, turn_key: str) -> bool:
+        """True when the turn has a journal (open or a tombstone)."""
+        return self.turn_path(goal_id, turn_key).exists()
 
     def write_journal(self, journal: TurnJournal) -> None:
         """Write a journal atomically; call with the goal lock held."""
@@ -216,9 +226,23 @@ class FileStore:
         with self.goal_lock(goal_id):
             return receipts.run_indexed(self._receipt_sources(goal_id), run_id)
 
-    def index_runs(self, goal_id: str) -> None:
-        """Index lines just appended to the run history."""
+    # -- runs ------------------------------------------------------------------------------
+    def record_run(self, goal_id: str, record: dict[str, Any], markdown: str, entry: RunIndexEntry) -> None:
+        """Write `runs/<run>.json` and `.md` atomically, then add `entry` to the history once.
+
+        The history is read before anything is written, so a damaged one refuses first; a
+        retry after a crash between the record and its receipt rewrites the record only.
+        """
         with self.goal_lock(goal_id):
+            folder = self.runs_dir(goal_id)
+            indexed = receipts.run_indexed(self._receipt_sources(goal_id), entry.run_id)
+            text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+            atomic_write_bytes(folder / f"{entry.run_id}.json", text.encode())
+            atomic_write_bytes(folder / f"{entry.run_id}.md", markdown.encode())
+            if indexed:
+                return
+            line = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+            ledger.append_line(folder / "index.jsonl", line.encode())
             receipts.load(self._receipt_sources(goal_id), ledger=False)
 
     def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:
