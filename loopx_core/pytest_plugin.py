@@ -13,7 +13,8 @@ then run the suite on your host with
 
 Fixtures: `loopx_plugin_manager` (override it to register plugins in-process),
 `loopx_host` (the class's `host`, else the `loopx_host` ini value), `loopx_sandbox` (a temp
-project and home with every host-home variable pointed inside), `loopx_cases` and
+project and home with every declared base folder's variable pointed inside), `loopx_cases`
+(one per declared scope x layout pair) and
 `loopx_render` (install into a fresh sandbox, return the report and files, for snapshots).
 """
 
@@ -78,9 +79,9 @@ def loopx_sandbox(
 
 
 @pytest.fixture
-def loopx_cases(request: pytest.FixtureRequest, loopx_sandbox: Sandbox) -> list[Case]:
-    """The (scope, layout) cases to check: the class's `cases`, else every declared combination."""
-    return cases_for(loopx_sandbox.surface, getattr(request.cls, "cases", None))
+def loopx_cases(loopx_sandbox: Sandbox) -> list[Case]:
+    """The cases to check: every (scope, layout) pair the host declares."""
+    return cases_for(loopx_sandbox.surface)
 
 
 @pytest.fixture

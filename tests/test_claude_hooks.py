@@ -145,11 +145,15 @@ def test_unknown_hook(tmp_path: Path) -> None:
     assert out.returncode == 1 and "unknown hook 'vim-save'" in out.stderr
 
 
-def test_hook_loopx_register_hook_handlers() -> None:
-    from loopx_core.hosts.manager import get_plugin_manager, hook_handlers
-    from loopx_core.hosts.model import HookAnswer, HookCall
+def test_events_are_dispatched_to_the_host_declaring_them() -> None:
+    from loopx_core.hosts import HookAnswer, HookCall
+    from loopx_core.hosts.manager import events, get_plugin_manager
 
-    handlers = hook_handlers(get_plugin_manager())
-    assert list(handlers) == ["claude-session-start", "claude-stop"]
-    answer = handlers["claude-stop"](HookCall(payload={}, goal_id=None, agent_id=None, root=None))
+    pm = get_plugin_manager()
+    assert {event: h.name for event, h in events(pm).items()} == {
+        "claude-session-start": "claude-code",
+        "claude-stop": "claude-code",
+    }
+    call = HookCall(payload={}, goal_id=None, agent_id=None, root=None)
+    answer = events(pm)["claude-stop"].handle_hook_event("claude-stop", call)
     assert answer == HookAnswer()  # no goal selected: never block

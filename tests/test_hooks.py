@@ -1,17 +1,26 @@
-"""Every hook spec is documented and tested; the built-in hosts implement them; selection works."""
+"""The hook spec is documented and tested; the built-in hosts are objects the core dispatches to by name.
+
+Also: pluggy is used as designed (entry points and their distributions come from pluggy, no
+hook implementation is called directly), no plugin compares a host name, selection works, and
+should-run asking a host for hints loads no template engine.
+"""
 
 from __future__ import annotations
 
+import ast
 import inspect
+import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from loopx_core.hosts import hookspecs
-from loopx_core.hosts.manager import get_plugin_manager, hosts, packet_hints
-from loopx_core.hosts.model import RenderContext
+from loopx_core.hosts import Host, RenderContext, hookspecs
+from loopx_core.hosts.manager import get_plugin_manager, hosts, packet_hints, registry
 from loopx_installer.merge import merge_markdown
-from tests.conftest import REPO
+from tests.conftest import REPO, T0_ISO, run_loopx
 
 HOOKS = sorted(
     name for name, fn in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("loopx_")
@@ -19,16 +28,8 @@ HOOKS = sorted(
 BUILT_IN = ["claude-code", "codex-app", "dsh"]
 
 
-def test_there_are_hooks() -> None:
-    assert HOOKS == [
-        "loopx_heartbeat_prompt",
-        "loopx_host_steps",
-        "loopx_packet_hints",
-        "loopx_register_hook_handlers",
-        "loopx_register_hosts",
-        "loopx_render_facade",
-        "loopx_verify_installation",
-    ]
+def test_there_is_one_hook() -> None:
+    assert HOOKS == ["loopx_register_hosts"]
 
 
 @pytest.mark.parametrize("hook", HOOKS)
@@ -43,73 +44,84 @@ def test_every_hook_has_a_test_of_its_own(hook: str) -> None:
     assert re.search(rf"def test_hook_{hook}\b", source), f"write test_hook_{hook}"
 
 
+@pytest.mark.parametrize(
+    "method", ["render", "verify", "hints", "heartbeat_prompt", "handle_hook_event", "steps"]
+)
+def test_every_host_method_is_documented(method: str) -> None:
+    assert f"### `Host.{method}" in (REPO / "docs/hooks.md").read_text()
+
+
 def test_hook_loopx_register_hosts() -> None:
     pm = get_plugin_manager()
-    found = hosts(pm)
+    found = registry(pm)
     assert list(found) == BUILT_IN
-    for name, surface in found.items():
-        assert surface.plugin == name and surface.version and surface.title
-        assert surface.template_root.is_dir()
+    for name, entry in found.items():
+        assert isinstance(entry.host, Host) and entry.host.name == name and entry.host.title
+        assert entry.plugin == name and entry.distribution == "loopx-kit" and entry.version
+        assert entry.host.templates is not None and entry.host.templates.is_dir()
+    assert [b.name for h in hosts(pm).values() for b in h.bases] == [
+        "claude_config",
+        "claude_json",
+        "codex_home",
+        "dsh_home",
+        "dsh_agents_home",
+    ]
 
 
-def test_hook_loopx_render_facade() -> None:
-    pm = get_plugin_manager()
-    for name, surface in hosts(pm).items():
-        for scope in surface.scopes:
-            for layout in surface.layouts:
-                if layout != "default" and scope != "project":
-                    continue
-                files = pm.hook.loopx_render_facade(
-                    host=name,
-                    context=RenderContext(host=name, scope=scope, layout=layout, goal_id="g", agent_id="a"),
-                )
-                assert files, (name, scope, layout)
-                assert len({(f.base, f.path) for f in files}) == len(files)
-    assert pm.hook.loopx_render_facade(host="nobody", context=RenderContext(host="nobody")) is None
+def test_a_host_declared_twice_is_one_line() -> None:
+    from loopx_claude_code import plugin
+
+    pm = get_plugin_manager(
+        plugins=[("again", type("Again", (), {"loopx_register_hosts": plugin.loopx_register_hosts}))]
+    )
+    from loopx_core.errors import UsageError
+
+    with pytest.raises(UsageError, match="'claude-code' is declared twice"):
+        hosts(pm)
 
 
-def test_hook_loopx_host_steps() -> None:
+def test_every_declared_case_renders() -> None:
+    for name, h in hosts(get_plugin_manager()).items():
+        assert h.cases and set(h.scopes) <= {"project", "user"}
+        for scope, layout in h.cases:
+            files = h.render(RenderContext(host=name, scope=scope, layout=layout, goal_id="g", agent_id="a"))
+            assert files and len({f.key for f in files}) == len(files), (name, scope, layout)
+
+
+def test_host_steps() -> None:
     """Each built-in host has notes of its own per operation; only DSH and Claude's plugin layout unregister."""
-    pm = get_plugin_manager()
     unregisters = {}
-    for name, surface in hosts(pm).items():
-        for scope in surface.scopes:
-            for layout in surface.layouts:
-                if layout != "default" and scope != "project":
-                    continue
-                context = RenderContext(host=name, scope=scope, layout=layout, goal_id="g", agent_id="a")
-                install = pm.hook.loopx_host_steps(host=name, operation="install", context=context)
-                gone = pm.hook.loopx_host_steps(host=name, operation="uninstall", context=context)
-                assert install.notes and gone.notes and set(install.notes).isdisjoint(gone.notes)
-                assert not install.unregister
-                assert not any("/tmp" in n or n.count("/home/") for n in install.notes + gone.notes)
-                unregisters[(name, scope, layout)] = [" ".join(c) for c in gone.unregister]
+    for name, h in hosts(get_plugin_manager()).items():
+        for scope, layout in h.cases:
+            context = RenderContext(host=name, scope=scope, layout=layout, goal_id="g", agent_id="a")
+            install, gone = h.steps("install", context), h.steps("uninstall", context)
+            assert install.notes and gone.notes and set(install.notes).isdisjoint(gone.notes)
+            assert not install.unregister
+            assert not any("/tmp" in n or n.count("/home/") for n in install.notes + gone.notes)
+            unregisters[(name, scope, layout)] = [" ".join(c) for c in gone.unregister]
     assert unregisters[("dsh", "project", "default")] == ["dsh plugin --profile web remove loopx-dsh"]
     assert unregisters[("claude-code", "project", "plugin")] == [
         "claude plugin uninstall loopx@loopx",
         "claude plugin marketplace remove loopx",
     ]
     assert unregisters[("codex-app", "user", "default")] == []
-    codex = pm.hook.loopx_host_steps(
-        host="codex-app", operation="install", context=RenderContext(host="codex-app", scope="project")
-    )
-    assert (
-        "$CODEX_HOME/config.toml" in codex.notes[0]
-        and '[projects."<dir>"] trust_level = "trusted"' in codex.notes[0]
-    )
-    assert (
-        pm.hook.loopx_host_steps(host="nobody", operation="install", context=RenderContext(host="nobody"))
-        is None
-    )
+    codex = hosts(get_plugin_manager())["codex-app"].steps("install", RenderContext(host="codex-app"))
+    assert '[projects."<dir>"] trust_level = "trusted" in $CODEX_HOME/config.toml' in codex.notes[0]
 
 
-def test_hook_loopx_packet_hints() -> None:
+def test_packet_hints_come_from_the_codex_host_only() -> None:
     pm = get_plugin_manager()
     packet = {
         "goal_id": "g",
         "agent_id": "a",
         "scheduler_hint": {"action": "keep", "recommended_rrule": "FREQ=MINUTELY;INTERVAL=10"},
     }
+    for name in BUILT_IN:
+        copy = json.loads(json.dumps(packet))
+        packet_hints(pm, name, copy)
+        assert set(copy["scheduler_hint"]) - set(packet["scheduler_hint"]) == (
+            {"codex_app"} if name == "codex-app" else set()
+        )
     packet_hints(pm, "codex-app", packet)
     hint = packet["scheduler_hint"]["codex_app"]
     assert hint["ack_hint"]["cli_args"][:2] == ["quota", "scheduler-ack"]
@@ -119,23 +131,16 @@ def test_hook_loopx_packet_hints() -> None:
     assert untouched["scheduler_hint"] == {}
 
 
-def test_hook_loopx_verify_installation() -> None:
-    pm = get_plugin_manager()
-    for name in BUILT_IN:
+def test_verify_reads_a_fresh_rendering_as_sound() -> None:
+    for name, h in hosts(get_plugin_manager()).items():
         context = RenderContext(host=name)
-        files = pm.hook.loopx_render_facade(host=name, context=context)
+        files = h.render(context)
         installed = {
-            f"{f.base}/{f.path}": merge_markdown(None, f.content, name)
-            if f.merge == "markdown"
-            else f.content
+            f.key: merge_markdown(None, f.content, name) if f.merge == "markdown" else f.content
             for f in files
         }
-        assert pm.hook.loopx_verify_installation(host=name, context=context, files=installed) == [], name
-        assert pm.hook.loopx_verify_installation(host=name, context=context, files={}), name
-    assert (
-        pm.hook.loopx_verify_installation(host="nobody", context=RenderContext(host="nobody"), files={})
-        is None
-    )
+        assert h.verify(context, installed) == [], name
+        assert {finding.problem for finding in h.verify(context, {})} == {"missing"}, name
 
 
 @pytest.mark.parametrize(
@@ -145,6 +150,7 @@ def test_hook_loopx_verify_installation() -> None:
         ("dsh", ["dsh"]),
         ("-dsh", ["claude-code", "codex-app"]),
         ("claude-code,codex-app", ["claude-code", "codex-app"]),
+        ("nobody", []),
     ],
 )
 def test_environment_selects_plugins(
@@ -154,6 +160,56 @@ def test_environment_selects_plugins(
     assert list(hosts(get_plugin_manager())) == expected
 
 
+def test_pluggy_loads_the_entry_points_and_knows_their_distributions() -> None:
+    pm = get_plugin_manager()
+    loaded = {pm.get_name(plugin): dist.project_name for plugin, dist in pm.list_plugin_distinfo()}
+    assert loaded == dict.fromkeys(BUILT_IN, "loopx-kit")
+    assert not [name for name in vars(pm) if name.startswith("loopx")]  # nothing invented on the manager
+
+
+def test_the_core_never_calls_a_hook_implementation_directly() -> None:
+    for folder in ("loopx_core", "installer"):
+        for path in (REPO / folder).rglob("*.py"):
+            text = path.read_text()
+            for banned in ("get_hookimpls", ".function(", "loopx_origins", "importlib.metadata.entry_points"):
+                assert banned not in text, f"{path.relative_to(REPO)} uses {banned}"
+
+
+def _compares_a_host_name(tree: ast.AST, names: set[str]) -> list[int]:
+    """Lines of comparisons (==, !=, in) with a host name, or with a variable called host or surface."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        for side in [node.left, *node.comparators]:
+            values = side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side]
+            for value in values:
+                literal = isinstance(value, ast.Constant) and value.value in names
+                named = isinstance(value, ast.Name | ast.Attribute) and (
+                    getattr(value, "id", None) in ("host", "surface")
+                    or getattr(value, "attr", None) == "name"
+                )
+                if literal or named:
+                    found.append(node.lineno)
+    return found
+
+
+def test_no_plugin_compares_a_host_name() -> None:
+    names = set(BUILT_IN)
+    sources = [*(REPO / "plugins").rglob("*.py")]
+    assert len(sources) >= 6
+    offenders = {}
+    for path in sources:
+        lines = _compares_a_host_name(ast.parse(path.read_text()), names)
+        if lines:
+            offenders[str(path.relative_to(REPO))] = lines
+    assert offenders == {}
+    assert _compares_a_host_name(
+        ast.parse("x = 1 if host == SURFACE.name else None"), names
+    )  # the check bites
+    assert _compares_a_host_name(ast.parse("ok = context.host != 'dsh'"), names)
+
+
 def test_hosts_list_cli(cli) -> None:  # type: ignore[no-untyped-def]
     result = cli("hosts", "list", "-f", "json")
     rows = result.json()["hosts"]
@@ -161,5 +217,33 @@ def test_hosts_list_cli(cli) -> None:  # type: ignore[no-untyped-def]
     assert all(
         r["distribution"] == "loopx-kit" and r["source"].startswith("entry point loopx_") for r in rows
     )
+    assert rows[0]["cases"] == ["project/default", "project/plugin", "user/default"]
     table = cli("hosts", "list").stdout
     assert "| codex-app | Codex App |" in table
+
+
+def test_should_run_with_a_surface_loads_no_template_engine(tmp_path: Path) -> None:
+    for args in (
+        ["init"],
+        ["goal", "add", "-g", "demo", "-o", "Ship"],
+        ["agent", "register", "-a", "builder"],
+    ):
+        assert run_loopx(*args, root=tmp_path).exit_code == 0
+    code = (
+        "import sys, json\n"
+        "from loopx_core.cli.entry import main\n"
+        "try:\n"
+        f"    main(['--root', {str(tmp_path)!r}, 'quota', 'should-run', '-g', 'demo', '-a', 'builder', '--surface', 'codex-app'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'jinja2', 'tomlkit', 'typer', 'mcp'})), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"LOOPX_NOW": T0_ISO, "PATH": ""},
+        check=True,
+    )
+    assert json.loads(proc.stderr.strip().splitlines()[-1]) == []
+    assert "codex_app" in json.loads(proc.stdout)["scheduler_hint"]

@@ -8,10 +8,9 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
-from loopx_core.hosts.model import HostSteps, HostSurface, RenderContext
-from loopx_installer.paths import BASE_NAMES
+from loopx_core.errors import UsageError
+from loopx_core.hosts import Host, HostSteps, RenderContext
 
 UNREGISTER_TIMEOUT_S = 120
 NOT_ON_PATH = (
@@ -38,42 +37,25 @@ def default_loopx() -> tuple[str, str | None]:
     return (str(found), NOT_ON_PATH) if found is not None else ("loopx", NOWHERE)
 
 
-class _Names(dict[str, str]):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
+def host_steps(h: Host, operation: str, context: RenderContext) -> HostSteps:
+    """The host's notes and unregister commands for this operation (anything but HostSteps is a usage error)."""
+    answer = h.steps(operation, context)
+    if not isinstance(answer, HostSteps):
+        raise UsageError(f"{h.name}: steps() returned {type(answer).__name__}, not HostSteps")
+    return answer
 
 
-def host_steps(pm: Any, surface: HostSurface, operation: str, context: RenderContext) -> HostSteps:
-    """The plugin's steps for this operation, else the surface's restart notice (install only)."""
-    answer = pm.hook.loopx_host_steps(host=surface.name, operation=operation, context=context)
-    if isinstance(answer, HostSteps):
-        return answer
-    if operation == "uninstall":
-        return HostSteps(notes=(f"Restart {surface.title} so it stops loading LoopX.",))
-    if not surface.restart_notice:
-        return HostSteps()
-    names = _Names({"target": ".", **BASE_NAMES})
-    try:
-        return HostSteps(notes=(surface.restart_notice.format_map(names),))
-    except (ValueError, IndexError, AttributeError):
-        return HostSteps(notes=(surface.restart_notice,))
-
-
-def unregister(
-    surface: HostSurface, commands: tuple[tuple[str, ...], ...], cwd: Path, *, dry_run: bool
-) -> list[str]:
+def unregister(h: Host, commands: tuple[tuple[str, ...], ...], cwd: Path, *, dry_run: bool) -> list[str]:
     """Run each command whose program is on PATH (print the others); one note per command."""
     notes = []
     for argv in commands:
         shown = shlex.join(argv)
         if dry_run:
-            notes.append(f"Would run `{shown}` to take LoopX out of {surface.title}.")
+            notes.append(f"Would run `{shown}` to take LoopX out of {h.title}.")
             continue
         program = shutil.which(argv[0]) if argv else None
         if program is None:
-            notes.append(
-                f"Run `{shown}` to take LoopX out of {surface.title} ({argv[0]} is not on PATH here)."
-            )
+            notes.append(f"Run `{shown}` to take LoopX out of {h.title} ({argv[0]} is not on PATH here).")
             continue
         notes.append(_run(program, argv, shown, cwd))
     return notes

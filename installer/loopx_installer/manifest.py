@@ -18,7 +18,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from loopx_core.errors import RefusedError, SchemaUnsupportedError, StateInvalidError
-from loopx_core.hosts.model import BASES
 from loopx_core.store.atomic import atomic_write_bytes
 from loopx_installer.paths import MANIFEST, confined, display, prune_dirs, relative_to_base
 
@@ -57,7 +56,8 @@ class OwnerModel(_Strict):
 class FileModel(_Strict):
     """One file, relative to its base."""
 
-    base: Literal[BASES]  # type: ignore[valid-type]
+    base: str = Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=80)
+    """`target`, `home` or a base a host declares (`Base.name`)."""
     path: str
     owners: dict[str, OwnerModel]
     written_sha256: str | None = None
@@ -161,9 +161,14 @@ class Manifest:
     created_dirs: list[str] = field(default_factory=list)
     """Folders created for the manifest itself, relative to the target."""
     installs: dict[str, Install] = field(default_factory=dict)
+    kept: list[FileModel] = field(default_factory=list)
+    """Records under a base no loaded host declares (its plugin is gone or blocked): kept as they
+    are, untouched, until that host is back."""
+    names: dict[str, str] = field(default_factory=dict)
+    """How messages name each declared base (`$CODEX_HOME`)."""
 
     @classmethod
-    def load(cls, path: Path, roots: dict[str, Path]) -> Manifest:
+    def load(cls, path: Path, roots: dict[str, Path], names: dict[str, str] | None = None) -> Manifest:
         """Read, validate and confine the manifest (an empty one if there is none)."""
         for folder in (path.parent, path.parent / "backups"):
             if folder.exists() and not folder.is_dir():
@@ -172,7 +177,7 @@ class Manifest:
                     f"{shown} is not a folder (LoopX keeps its manifest there)", path=shown
                 )
         if not path.exists() and not path.is_symlink():
-            return cls(path, roots)
+            return cls(path, roots, names=names or {})
         if not path.is_file():
             raise StateInvalidError(f"{WHAT} {MANIFEST} is not a regular file", path=MANIFEST)
         data = _parse(path)
@@ -183,7 +188,7 @@ class Manifest:
                 f"{', '.join(map(str, READABLE))} (file left unchanged)",
                 path=MANIFEST,
             )
-        manifest = cls(path, roots)
+        manifest = cls(path, roots, names=names or {})
         try:
             if version == 1:
                 manifest._migrate(_V1.model_validate(data))
@@ -201,6 +206,9 @@ class Manifest:
         target = self.roots["target"]
         self.created_dirs = [_dir(target, d, ".loopx") for d in model.created_dirs]
         for rec in model.files:
+            if rec.base not in self.roots:
+                self.kept.append(rec)
+                continue
             path = confined(self.roots[rec.base], rec.path, WHAT)
             self.files.setdefault(
                 str(path),
@@ -251,7 +259,7 @@ class Manifest:
     def _locate(self, path: Path) -> tuple[str, str]:
         found = [
             (name, rel)
-            for name in BASES
+            for name in self.roots
             if (rel := relative_to_base(self.roots[name], path)) is not None and path.is_absolute()
         ]
         if not found:
@@ -269,7 +277,7 @@ class Manifest:
 
     def shown(self, path: Path) -> str:
         """How messages name a file (never an absolute path)."""
-        return display(path, self.roots)
+        return display(path, self.roots, self.names)
 
     def dirs_of(self, record: FileRecord) -> list[Path]:
         """The folders LoopX created for a file, absolute."""
@@ -279,7 +287,7 @@ class Manifest:
     def save(self) -> None:
         """Write it atomically, or remove it (and the folders made for it) when empty."""
         target = self.roots["target"]
-        if not self.files:
+        if not self.files and not self.kept:
             self.path.unlink(missing_ok=True)
             prune_dirs([target if d == "." else target / d for d in self.created_dirs])
             return
@@ -296,11 +304,14 @@ class Manifest:
                     pairs=[PairModel(**vars(p)) for p in i.pairs],
                 )
                 for h, i in sorted(self.installs.items())
-                if self.owned_by(h)
+                if self.owned_by(h) or h in self._kept_owners()
             },
-            files=[rec.to_model() for _, rec in sorted(self.files.items())],
+            files=[rec.to_model() for _, rec in sorted(self.files.items())] + self.kept,
         )
         atomic_write_bytes(self.path, model.model_dump_json(indent=2).encode() + b"\n")
+
+    def _kept_owners(self) -> set[str]:
+        return {h for rec in self.kept for h in rec.owners}
 
     def owned_by(self, host: str) -> dict[str, FileRecord]:
         """Files this host owns something in."""

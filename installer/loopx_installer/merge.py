@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loopx_core.errors import ConflictError
+from loopx_core.hosts import blocks
 
 ARRAY = "[]"
 Keys = tuple[tuple[str, ...], ...]
@@ -362,47 +363,9 @@ def _rewrite_toml(
 
 
 # -- Markdown -----------------------------------------------------------------------------
-def _markers(owner: str) -> tuple[str, str]:
-    return f"<!-- loopx:begin {owner} -->", f"<!-- loopx:end {owner} -->"
-
-
-def _find(text: str, owner: str) -> tuple[int, int] | None:
-    begin, end = _markers(owner)
-    start = text.find(begin)
-    if start < 0:
-        return None
-    stop = text.find(end, start)
-    if stop < 0:
-        return None
-    stop += len(end)
-    if text[stop : stop + 1] == "\n":
-        stop += 1
-    return start, stop
-
-
-def merge_markdown(current: str | None, block: str, owner: str) -> str:
-    """`current` with LoopX's marked block for `owner` replaced, or appended after a blank line."""
-    begin, end = _markers(owner)
-    body = f"{begin}\n{block.rstrip()}\n{end}\n"
-    text = current or ""
-    span = _find(text, owner)
-    if span is not None:
-        return text[: span[0]] + body + text[span[1] :]
-    if not text:
-        return body
-    return text + "\n" + body  # one newline, always: unmerge can take exactly it back
-
-
-def unmerge_markdown(current: str, owner: str) -> str | None:
-    """`current` without the marked block (and the blank line that introduced it)."""
-    span = _find(current, owner)
-    if span is None:
-        return current
-    before, after = current[: span[0]], current[span[1] :]
-    if before.endswith("\n"):
-        before = before[:-1]  # the newline merge put before the block
-    text = before + after
-    return text if text.strip() else None
+# The marked-block format lives in the core (`loopx_core.hosts.blocks`): hosts read it back too.
+merge_markdown = blocks.merge
+unmerge_markdown = blocks.unmerge
 
 
 def has_markdown(current: str, block: str, owner: str) -> bool:
@@ -433,7 +396,7 @@ def foreign_owned(kind: str, current: str | None, add: Fragment, what: str, owne
     if current is None:
         return []
     if kind == "markdown":
-        return [f"the LoopX block for {owner}"] if _find(current, owner) is not None else []
+        return [f"the LoopX block for {owner}"] if blocks.span(current, owner) is not None else []
     return present(strict(kind, current, what), _fragment(kind, add), add.keys)
 
 

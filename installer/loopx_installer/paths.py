@@ -8,30 +8,24 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from loopx_core.errors import RefusedError, UsageError
-from loopx_core.hosts.model import BASES
+from loopx_core.hosts.model import Base, FacadeFile
 
-BASE_NAMES = {
-    "home": "~",
-    "claude_config": "$CLAUDE_CONFIG_DIR",
-    "claude_json": "~",
-    "codex_home": "$CODEX_HOME",
-    "dsh_home": "$DSH_HOME",
-    "dsh_agents_home": "$DSH_AGENTS_HOME",
-}
-"""How messages name each home base (the target is named by relative paths)."""
 MANIFEST = ".loopx/facades.json"
 """The manifest's place under the target (project) or the home folder (user scope)."""
+Roots = dict[str, Path]
+"""Base name -> its folder for this run (`target`, `home`, then every declared base)."""
 
 
-def bases(scope: str, target: Path | None) -> dict[str, Path]:
+def bases(scope: str, target: Path | None, declared: Iterable[Base] = ()) -> Roots:
     """Absolute folder for each base name.
 
     Project scope (and any `--target`) puts everything under one folder; a `--target` that is a
-    symlink is refused. User scope honours `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `DSH_HOME` and
-    `DSH_AGENTS_HOME`.
+    symlink is refused. User scope resolves each declared base from its environment variables,
+    else its default under the home folder.
     """
     if target is not None and target.is_symlink():
         raise RefusedError(
@@ -39,25 +33,25 @@ def bases(scope: str, target: Path | None) -> dict[str, Path]:
         )
     if target is not None and target.exists() and not target.is_dir():
         raise UsageError("--target must be a folder")
+    declared = list(declared)
     if target is not None or scope == "project":
-        return dict.fromkeys(BASES, (target or Path.cwd()).resolve())
+        root = (target or Path.cwd()).resolve()
+        return {"target": root, "home": root, **{b.name: root for b in declared}}
     home = Path(os.environ.get("HOME") or Path.home()).resolve()
+    roots = {"target": home, "home": home}
+    for base in declared:
+        value = next((os.environ[name] for name in base.env if os.environ.get(name)), None)
+        roots[base.name] = Path(value).expanduser().resolve() if value else (home / base.default).resolve()
+    return roots
 
-    def env(name: str, default: Path) -> Path:
-        value = os.environ.get(name)
-        return Path(value).expanduser().resolve() if value else default
 
-    claude = env("CLAUDE_CONFIG_DIR", home / ".claude")
-    dsh = env("DSH_HOME", home / ".dsh")
-    return {
-        "target": home,
-        "home": home,
-        "claude_config": claude,
-        "claude_json": claude if os.environ.get("CLAUDE_CONFIG_DIR") else home,
-        "codex_home": env("CODEX_HOME", home / ".codex"),
-        "dsh_home": dsh,
-        "dsh_agents_home": env("DSH_AGENTS_HOME", dsh),
-    }
+def place(f: FacadeFile, scope: str, declared: dict[str, Base]) -> tuple[str, str]:
+    """Where a host's file is recorded: (base, path). At project scope every base is the target,
+    and a declared base's file moves into that base's `project` folder (`.codex/config.toml`)."""
+    if scope != "project":
+        return f.base, f.path
+    base = declared.get(f.base)
+    return "target", f"{base.project}/{f.path}" if base is not None and base.project else f.path
 
 
 def manifest_path(scope: str, target: Path | None) -> Path:
@@ -118,16 +112,19 @@ def relative_to_base(base: Path, path: Path) -> str | None:
     return rel.as_posix() if rel.parts else None
 
 
-def display(path: Path, roots: dict[str, Path]) -> str:
-    """A short name for a path: relative to the target, else `~/...` or `$CODEX_HOME/...`."""
+def display(path: Path, roots: Roots, names: dict[str, str] | None = None) -> str:
+    """A short name for a path: relative to the target, else `~/...` or `$CODEX_HOME/...`
+    (`names`: how to name each base, `Base.shown`; `home` is `~`)."""
     target = roots["target"]
     if path.is_relative_to(target) and path != target:
         return path.relative_to(target).as_posix()
+    shown = {"home": "~", **(names or {})}
     found = [(name, root) for name, root in roots.items() if name != "target" and path.is_relative_to(root)]
     if found:
         name, root = max(found, key=lambda item: len(item[1].parts))
         rel = path.relative_to(root).as_posix()
-        return f"{BASE_NAMES.get(name, name)}/{rel}" if rel != "." else BASE_NAMES.get(name, name)
+        label = shown.get(name, name)
+        return f"{label}/{rel}" if rel != "." else label
     return f"<outside>/{path.name}"
 
 

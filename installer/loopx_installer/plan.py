@@ -44,11 +44,13 @@ class Action:
 
 @dataclass(frozen=True)
 class Placed:
-    """A facade file and where it lands."""
+    """A facade file and where it lands: the absolute path, and the base and path it is recorded by."""
 
     file: FacadeFile
     path: Path
     shown: str
+    base: str
+    rel: str
 
 
 def read(path: Path, shown: str) -> str | None:
@@ -102,7 +104,7 @@ def plan_install(host: str, files: list[Placed], manifest: Manifest, *, force: b
             action = _install_one(host, place, current, record, force)
         except ConflictError as exc:
             action = _hard(place, exc)
-        action.base, action.rel = (record.base, record.rel) if record else (place.file.base, place.file.path)
+        action.base, action.rel = (record.base, record.rel) if record else (place.base, place.rel)
         actions.append(action)
     for name, record in manifest.owned_by(host).items():
         if name not in wanted:  # installed before, no longer rendered: stale

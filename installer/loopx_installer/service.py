@@ -1,4 +1,9 @@
-"""`loopx workflow-skills`: install, uninstall or check one host's facade."""
+"""`loopx workflow-skills`: install, uninstall or check one host's facade.
+
+The caller hands in the plugin manager (the CLI's, or the conformance kit's under test); the
+host object it names renders, verifies and says what follows, and the core decides from the
+host's declaration which scope x layout pairs exist.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +11,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import pluggy
+
 from loopx_core import __version__
 from loopx_core.errors import ConflictError, StateInvalidError, UsageError
-from loopx_core.hosts.manager import get_plugin_manager, host
-from loopx_core.hosts.model import FacadeFile, HostSurface, RenderContext
+from loopx_core.hosts import FacadeFile, Host, RenderContext
+from loopx_core.hosts.manager import declared_bases, host
+from loopx_core.hosts.model import CORE_BASES
 from loopx_installer import lifecycle, merge
 from loopx_installer.apply import apply, blocked, diff
 from loopx_installer.hostkeys import adopt, fingerprint
 from loopx_installer.manifest import FileRecord, Install, Manifest, Pair
-from loopx_installer.paths import bases, manifest_path, safe_path
+from loopx_installer.paths import bases, manifest_path, place, safe_path
 from loopx_installer.plan import Placed, plan_install, plan_uninstall, read
 from loopx_installer.selection import Selection, resolve
 
@@ -81,10 +89,10 @@ class Report:
         return data
 
 
-def context_for(surface: HostSurface, selection: Selection, pair: Pair, target: Path | None) -> RenderContext:
+def context_for(h: Host, selection: Selection, pair: Pair, target: Path | None) -> RenderContext:
     """The render context of one goal/agent pair (the same for rendering and verifying)."""
     return RenderContext(
-        host=surface.name,
+        host=h.name,
         scope=selection.scope,  # type: ignore[arg-type]
         layout=selection.layout,
         loopx_command=selection.loopx_command,
@@ -96,22 +104,25 @@ def context_for(surface: HostSurface, selection: Selection, pair: Pair, target: 
     )
 
 
-def render(surface: HostSurface, context: RenderContext, pm: Any) -> list[FacadeFile]:
-    """The host's facade files for this context, through its plugin (a refusal is a usage error)."""
+def render(h: Host, context: RenderContext) -> list[FacadeFile]:
+    """The host's facade files for this context (a host's refusal, a ValueError, is a usage error)."""
     try:
-        files = pm.hook.loopx_render_facade(host=surface.name, context=context)
+        files = h.render(context)
     except ValueError as exc:
-        raise UsageError(f"{surface.name}: {str(exc)[:200]}") from None
-    if files is None:
-        raise UsageError(f"no plugin renders a facade for {surface.name!r}")
+        raise UsageError(f"{h.name}: {str(exc)[:200]}") from None
+    allowed = {*CORE_BASES, *(b.name for b in h.bases)}
+    for f in files:
+        if not isinstance(f, FacadeFile):
+            raise UsageError(f"{h.name}: render() returned {type(f).__name__}, not a FacadeFile")
+        if f.base not in allowed:
+            raise UsageError(f"{h.name}: facade file {f.path[:80]!r} has the unknown base {f.base[:40]!r}")
     return files
 
 
 @dataclass
 class _Run:
     request: Request
-    pm: Any
-    surface: HostSurface
+    host: Host
     manifest: Manifest
     selection: Selection
 
@@ -120,17 +131,17 @@ class _Run:
         return self.manifest.roots
 
     def context(self, pair: Pair) -> RenderContext:
-        return context_for(self.surface, self.selection, pair, self.request.target)
+        return context_for(self.host, self.selection, pair, self.request.target)
 
     def placed(self) -> tuple[list[Placed], dict[str, Pair], list[Pair]]:
         """Every pair's files (newest pair wins a shared path), who won each path, the pairs kept."""
         winners: dict[str, tuple[Placed, Pair]] = {}
+        own = {b.name: b for b in self.host.bases}
         for pair in self.selection.pairs:
-            for f in render(self.surface, self.context(pair), self.pm):
-                if f.base not in self.roots:
-                    raise UsageError(f"{self.surface.name}: facade file {f.path[:80]!r} has an unknown base")
-                path = safe_path(self.roots[f.base], f.path)
-                winners[str(path)] = (Placed(f, path, self.manifest.shown(path)), pair)
+            for f in render(self.host, self.context(pair)):
+                base, rel = place(f, self.selection.scope, own)
+                path = safe_path(self.roots[base], rel)
+                winners[str(path)] = (Placed(f, path, self.manifest.shown(path), base, rel), pair)
         kept = [p for p in self.selection.pairs if any(w is p for _, w in winners.values())]
         return [p for p, _ in winners.values()], {k: w for k, (_, w) in winners.items()}, kept
 
@@ -141,16 +152,25 @@ def _now_ms() -> int:
     return int(now().timestamp() * 1000)
 
 
-def _start(request: Request, pm: Any) -> _Run:
+def _case(h: Host, scope: str, layout: str) -> None:
+    """Refuse a scope x layout pair the host does not declare (one line, exit 2)."""
+    if (scope, layout) not in h.cases:
+        cases = ", ".join(f"{s}/{lay}" for s, lay in h.cases)
+        raise UsageError(f"{h.name} has no {scope} scope with the {layout!r} layout (it has {cases})")
+
+
+def _start(request: Request, pm: pluggy.PluginManager) -> _Run:
     if request.scope not in (None, "project", "user"):
         raise UsageError("--scope must be project or user")
-    surface = host(pm, request.surface)
-    roots = bases(request.scope or "project", request.target)
-    manifest = Manifest.load(manifest_path(request.scope or "project", request.target), roots)
-    record = manifest.installs.get(surface.name)
+    h = host(pm, request.surface)
+    declared = declared_bases(pm)
+    roots = bases(request.scope or "project", request.target, declared)
+    path = manifest_path(request.scope or "project", request.target)
+    manifest = Manifest.load(path, roots, {b.name: b.shown for b in declared})
+    record = manifest.installs.get(h.name)
     scope = request.scope or (record.scope if record and request.target is not None else None) or "project"
-    if scope not in surface.scopes:
-        raise UsageError(f"{surface.name} has no {scope} scope (scopes: {', '.join(surface.scopes)})")
+    if scope not in h.scopes:
+        raise UsageError(f"{h.name} has no {scope} scope (scopes: {', '.join(h.scopes)})")
     selection = resolve(
         request.operation,
         scope,
@@ -162,24 +182,22 @@ def _start(request: Request, pm: Any) -> _Run:
         _now_ms(),
         lifecycle.default_loopx() if request.loopx_command is None else ("loopx", None),
     )
-    if selection.layout not in surface.layouts:
-        raise UsageError(
-            f"{surface.name} has no layout {selection.layout!r} (layouts: {', '.join(surface.layouts)})"
-        )
-    return _Run(request, pm, surface, manifest, selection)
+    _case(h, selection.scope, selection.layout)
+    return _Run(request, h, manifest, selection)
 
 
-def render_request(request: Request, pm: Any | None = None) -> list[FacadeFile]:
+def render_request(request: Request, pm: pluggy.PluginManager) -> list[FacadeFile]:
     """The files an install of `request` would put in place (its newest goal/agent pair)."""
-    run_ = _start(request, pm or get_plugin_manager())
-    return render(run_.surface, run_.context(run_.selection.pairs[-1]), run_.pm)
+    run_ = _start(request, pm)
+    return render(run_.host, run_.context(run_.selection.pairs[-1]))
 
 
-def run(request: Request) -> Report:
+def run(request: Request, pm: pluggy.PluginManager) -> Report:
     """Plan (and unless dry-run, apply) an install or uninstall, or check for drift."""
-    r = _start(request, get_plugin_manager())
+    r = _start(request, pm)
+    h = r.host
     sel = r.selection
-    report = Report(request.operation, r.surface.name, sel.scope, sel.layout, request.dry_run)
+    report = Report(request.operation, h.name, sel.scope, sel.layout, request.dry_run)
     report.loopx_command = sel.loopx_command
     if request.operation == "check":
         return _check(r, report)
@@ -187,11 +205,10 @@ def run(request: Request) -> Report:
     executables: set[str] = set()
     if request.operation == "install" or not sel.full_uninstall:
         placed, _, kept = r.placed()
-        actions = plan_install(r.surface.name, placed, r.manifest, force=request.force)
+        actions = plan_install(h.name, placed, r.manifest, force=request.force)
         executables = {str(p.path) for p in placed if p.file.executable}
     else:
-        render(r.surface, r.context(sel.pairs[-1]), r.pm)  # an unsupported scope/layout pair is a usage error
-        actions = plan_uninstall(r.surface.name, r.manifest, force=request.force)
+        actions = plan_uninstall(h.name, r.manifest, force=request.force)
     for action in actions:
         report.files.append({"path": action.shown, "status": action.status, "detail": action.detail})
         if request.dry_run and action.status not in ("unchanged", "conflict"):
@@ -205,20 +222,18 @@ def run(request: Request) -> Report:
             "with backups first, and writes the rest)."
         )
         return report
-    steps = lifecycle.host_steps(
-        r.pm, r.surface, request.operation, r.context(kept[-1] if kept else sel.pairs[-1])
-    )
-    if request.operation == "uninstall" and sel.full_uninstall and r.manifest.owned_by(r.surface.name):
+    steps = lifecycle.host_steps(h, request.operation, r.context(kept[-1] if kept else sel.pairs[-1]))
+    if request.operation == "uninstall" and sel.full_uninstall and r.manifest.owned_by(h.name):
         report.notices += lifecycle.unregister(
-            r.surface, steps.unregister, r.roots["target"], dry_run=request.dry_run
+            h, steps.unregister, r.roots["target"], dry_run=request.dry_run
         )
     if not request.dry_run:
         if request.operation == "uninstall" and sel.full_uninstall:
-            r.manifest.installs.pop(r.surface.name, None)
+            r.manifest.installs.pop(h.name, None)
         else:
-            r.manifest.installs[r.surface.name] = Install(sel.scope, sel.layout, sel.loopx_command, kept)
+            r.manifest.installs[h.name] = Install(sel.scope, sel.layout, sel.loopx_command, kept)
         try:
-            report.backups = apply(r.surface.name, actions, r.manifest, executables, force=request.force)
+            report.backups = apply(h.name, actions, r.manifest, executables, force=request.force)
         except OSError as exc:
             raise StateInvalidError(
                 f"{request.operation} stopped part-way: {exc.strerror or 'I/O error'}; fix that and run it again"
@@ -232,20 +247,20 @@ def run(request: Request) -> Report:
 def _check(r: _Run, report: Report) -> Report:
     placed, winners, kept = r.placed()
     installed: dict[str, str] = {}
-    for place in placed:
+    for spot in placed:
         current, problem = None, None
         try:
-            current = read(place.path, place.shown)
+            current = read(spot.path, spot.shown)
         except ConflictError:
             problem = "not a readable text file"
-        record = r.manifest.files.get(str(place.path))
-        problem = problem or _drift(place.file, current, record, r.surface.name)
-        report.files.append({"path": place.shown, "status": problem or "ok", "detail": ""})
+        record = r.manifest.files.get(str(spot.path))
+        problem = problem or _drift(spot.file, current, record, r.host.name)
+        report.files.append({"path": spot.shown, "status": problem or "ok", "detail": ""})
         if problem:
-            report.drift.append({"path": place.shown, "problem": problem})
+            report.drift.append({"path": spot.shown, "problem": problem})
         if current is not None:
-            installed[f"{place.file.base}/{place.file.path}"] = current
-    for name in r.manifest.owned_by(r.surface.name):
+            installed[spot.file.key] = current
+    for name in r.manifest.owned_by(r.host.name):
         if name not in winners:
             report.drift.append(
                 {
@@ -253,13 +268,14 @@ def _check(r: _Run, report: Report) -> Report:
                     "problem": "stale: installed but no longer part of the facade",
                 }
             )
+    shown = {p.file.key: p.shown for p in placed}
     for pair in kept:
-        own = {f"{p.file.base}/{p.file.path}" for p in placed if winners[str(p.path)] is pair}
-        context = r.context(pair)
-        findings = r.pm.hook.loopx_verify_installation(host=r.surface.name, context=context, files=installed)
-        for finding in findings or []:
+        own = {p.file.key for p in placed if winners[str(p.path)] is pair}
+        for finding in r.host.verify(r.context(pair), installed):
             if pair is kept[-1] or finding.path in own:
-                report.drift.append({"path": finding.path, "problem": finding.problem})
+                report.drift.append(
+                    {"path": shown.get(finding.path, finding.path), "problem": finding.problem}
+                )
     return report
 
 

@@ -1,7 +1,7 @@
 """`loopx hook NAME` and `loopx heartbeat-prompt`: the heartbeat entry points hosts call.
 
-Host-specific handlers come from plugins (`loopx_register_hook_handlers`,
-`loopx_heartbeat_prompt`); the core only dispatches. A hook never exits 2 (hosts read 2 as
+The host that declares the event (`Host.events`) answers it, and hosts with a heartbeat
+automation build its prompt (`Host.heartbeat_prompt`); the core only dispatches. A hook never exits 2 (hosts read 2 as
 "block"): every error is exit 1 with one line on stderr.
 """
 
@@ -37,14 +37,14 @@ def hook(
     import os
 
     from loopx_core.errors import LoopxError
-    from loopx_core.hosts.manager import get_plugin_manager, hook_handlers
-    from loopx_core.hosts.model import HookCall
+    from loopx_core.hosts import HookAnswer, HookCall
+    from loopx_core.hosts.manager import events, get_plugin_manager
     from loopx_core.ids import check_id
 
     try:
-        handlers = hook_handlers(get_plugin_manager())
-        if name not in handlers:
-            raise typer.BadParameter(f"unknown hook {name[:80]!r}; known: {', '.join(handlers) or 'none'}")
+        known = events(get_plugin_manager())
+        if name not in known:
+            raise typer.BadParameter(f"unknown hook {name[:80]!r}; known: {', '.join(known) or 'none'}")
         goal = goal_id or os.environ.get("LOOPX_GOAL_ID") or None
         agent = agent_id or os.environ.get("LOOPX_AGENT_ID") or None
         for kind, value in (("goal", goal), ("agent", agent)):
@@ -56,7 +56,11 @@ def hook(
             agent_id=agent,
             root=(ctx.find_root().obj or {}).get("root"),
         )
-        answer = handlers[name](call)
+        answer = known[name].handle_hook_event(name, call)
+        if not isinstance(answer, HookAnswer):
+            raise ValueError(
+                f"the {known[name].name} host answered {type(answer).__name__}, not a HookAnswer"
+            )
     except (LoopxError, ValueError, typer.BadParameter) as error:
         message = error.message if isinstance(error, LoopxError) else str(error)
         sys.stderr.write(f"loopx: hook {name[:80]}: {message[:300]}\n")
@@ -112,20 +116,19 @@ def heartbeat_prompt(
     """Print the prompt a host's heartbeat automation runs on every tick."""
     from loopx_core.cli.output import Format, reporting
     from loopx_core.errors import NotFoundError
-    from loopx_core.hosts.manager import get_plugin_manager, hosts
-    from loopx_core.hosts.model import RenderContext
+    from loopx_core.hosts import RenderContext
+    from loopx_core.hosts.manager import get_plugin_manager, host, hosts
     from loopx_core.ids import check_id
 
     with reporting(Format.markdown):
         check_id("goal", goal_id)
         check_id("agent", agent_id)
         pm = get_plugin_manager()
-        names = [surface] if surface else list(hosts(pm))
-        for name in names:
+        for h in [host(pm, surface)] if surface else list(hosts(pm).values()):
             context = RenderContext(
-                host=name, goal_id=goal_id, agent_id=agent_id, loopx_command=loopx_command
+                host=h.name, goal_id=goal_id, agent_id=agent_id, loopx_command=loopx_command
             )
-            prompt = pm.hook.loopx_heartbeat_prompt(host=name, context=context)
+            prompt = h.heartbeat_prompt(context)
             if prompt:
                 sys.stdout.write(prompt if prompt.endswith("\n") else prompt + "\n")
                 return

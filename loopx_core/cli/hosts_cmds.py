@@ -25,26 +25,24 @@ HERE = Path(".")
 @app.command("list")
 def list_hosts(fmt: MarkdownFormat = Format.markdown) -> None:
     """List every host, its version and the plugin it comes from."""
-    from loopx_core.hosts.manager import get_plugin_manager, hosts, origin
+    from loopx_core.hosts.manager import get_plugin_manager, registry
     from loopx_core.render import table
 
     with reporting(fmt):
-        pm = get_plugin_manager()
-        rows = []
-        for surface in hosts(pm).values():
-            came = origin(pm, surface.plugin)
-            rows.append(
-                {
-                    "name": surface.name,
-                    "title": surface.title,
-                    "version": surface.version,
-                    "scopes": list(surface.scopes),
-                    "layouts": list(surface.layouts),
-                    "plugin": surface.plugin,
-                    "distribution": came.distribution,
-                    "source": came.source,
-                }
-            )
+        rows = [
+            {
+                "name": name,
+                "title": entry.host.title,
+                "version": entry.version,
+                "scopes": list(entry.host.scopes),
+                "layouts": list(entry.host.layouts),
+                "cases": [f"{scope}/{layout}" for scope, layout in entry.host.cases],
+                "plugin": entry.plugin,
+                "distribution": entry.distribution,
+                "source": entry.source,
+            }
+            for name, entry in registry(get_plugin_manager()).items()
+        ]
         emit(
             {"hosts": rows},
             fmt,
@@ -90,11 +88,11 @@ def scaffold_host(
     declares.
     """
     from loopx_core.hosts import scaffold
-    from loopx_core.hosts.manager import get_plugin_manager, hosts
+    from loopx_core.hosts.manager import get_plugin_manager, registry
 
     with reporting(fmt):
         plugin = scaffold.names(name, title)
-        known = hosts(get_plugin_manager())
+        known = registry(get_plugin_manager())
         if plugin.name in known:
             raise UsageError(f"host {plugin.name!r} already exists (plugin {known[plugin.name].plugin})")
         folder, files = scaffold.scaffold(plugin, directory)
@@ -186,6 +184,7 @@ def workflow_skills(
         ]
         if len(chosen) != 1:
             raise UsageError("give exactly one of --install, --uninstall or --check")
+        from loopx_core.hosts.manager import get_plugin_manager
         from loopx_core.ids import check_id
         from loopx_installer.service import Request, run
 
@@ -204,7 +203,7 @@ def workflow_skills(
             dry_run=dry_run,
             force=force,
         )
-        report = run(request)
+        report = run(request, get_plugin_manager())
         emit(report.to_json(), fmt, _human)
         if report.operation == "check" and report.drift:
             raise SystemExit(int(ExitCode.DRIFT))

@@ -1,15 +1,16 @@
 """A throwaway place to install a host facade: a project folder and a home, every host home inside.
 
-The sandbox points `HOME`, `CODEX_HOME`, `CLAUDE_CONFIG_DIR`, `DSH_HOME`, `DSH_AGENTS_HOME`
-(and the host's own `home_env`) into a temporary folder, freezes LoopX's clock with
-`LOOPX_NOW`, and runs the real installer (`loopx_installer.service.run`) with the plugin
-manager under test. Nothing outside the sandbox is read or written.
+The sandbox points `HOME` and every environment variable a loaded host declares for its base
+folders (`Base.env`: `CODEX_HOME`, `CLAUDE_CONFIG_DIR`, ... and the host's own) into a temporary
+folder, each at its declared default there, freezes LoopX's clock with `LOOPX_NOW`, and runs the
+real installer (`loopx_installer.service.run`) with the plugin manager under test. Nothing
+outside the sandbox is read or written.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import os
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,24 +21,17 @@ import pytest
 
 from loopx_core.clock import iso
 from loopx_core.errors import LoopxError
+from loopx_core.hosts import FacadeFile, Host
+from loopx_core.hosts.manager import declared_bases
 from loopx_core.hosts.manager import host as find_host
-from loopx_core.hosts.model import FacadeFile, HostSurface
 from loopx_installer import service
-from loopx_installer.paths import bases, safe_path
+from loopx_installer.paths import bases, place, safe_path
 from loopx_installer.service import Report, Request
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 """When the sandbox installs."""
 LATER = T0 + timedelta(days=1)
 """When it re-installs and checks: a real user does that another day."""
-HOME_FOLDERS = {
-    "HOME": ".",
-    "CODEX_HOME": ".codex",
-    "CLAUDE_CONFIG_DIR": ".claude",
-    "DSH_HOME": ".dsh",
-    "DSH_AGENTS_HOME": ".dsh",
-}
-"""Where each host-home variable points inside the sandbox's home folder."""
 
 
 class ConformanceError(AssertionError):
@@ -65,10 +59,9 @@ class Case:
         return f"{self.scope}-{self.layout}"
 
 
-def cases_for(surface: HostSurface, pairs: Sequence[tuple[str, str]] | None = None) -> list[Case]:
-    """The cases to check: the given (scope, layout) pairs, else every declared scope x layout."""
-    chosen = pairs if pairs is not None else [(s, lay) for s in surface.scopes for lay in surface.layouts]
-    return [Case(scope, layout) for scope, layout in chosen]
+def cases_for(h: Host) -> list[Case]:
+    """One case per (scope, layout) pair the host declares."""
+    return [Case(scope, layout) for scope, layout in h.cases]
 
 
 @dataclass
@@ -99,29 +92,25 @@ class Sandbox:
         self.activate()
 
     def activate(self) -> None:
-        """Point the environment (homes, clock, current folder, the installer's plugins) here."""
-        env = {name: str(self.home / folder) for name, folder in HOME_FOLDERS.items()}
-        surface_env = self._surface_env()
-        if surface_env and surface_env not in env:
-            env[surface_env] = str(self.home / f".{self.host}")
-        for name, value in env.items():
-            self.monkeypatch.setenv(name, value)
+        """Point the environment (homes, clock, current folder) here."""
+        self.monkeypatch.setenv("HOME", str(self.home))
+        try:
+            declared = declared_bases(self.pm)
+        except LoopxError:  # a broken declaration: `check_surface` reports it
+            declared = []
+        for base in declared:
+            for name in base.env:
+                self.monkeypatch.delenv(name, raising=False)
+        for base in declared:
+            if base.env and base.env[0] not in os.environ:
+                self.monkeypatch.setenv(base.env[0], str(self.home / base.default))
         self.monkeypatch.setenv("LOOPX_NOW", iso(self.now))
         self.monkeypatch.delenv("LOOPX_ROOT", raising=False)
         self.monkeypatch.chdir(self.project)
-        # The installer builds its own manager from entry points: hand it the one under test.
-        pm = self.pm
-        self.monkeypatch.setattr(service, "get_plugin_manager", lambda: pm)
-
-    def _surface_env(self) -> str | None:
-        try:
-            return find_host(self.pm, self.host).home_env
-        except LoopxError:
-            return None
 
     @property
-    def surface(self) -> HostSurface:
-        """The host's surface as the plugins declare it."""
+    def surface(self) -> Host:
+        """The host under test, as its plugin registers it."""
         return find_host(self.pm, self.host)
 
     def fresh(self, name: str) -> Sandbox:
@@ -151,14 +140,19 @@ class Sandbox:
     def run(self, operation: str, case: Case, *, dry_run: bool = False) -> Report:
         """Run the real installer; a LoopX error becomes a conformance failure."""
         try:
-            return service.run(self.request(operation, case, dry_run=dry_run))
+            return service.run(self.request(operation, case, dry_run=dry_run), self.pm)
         except LoopxError as exc:
             problem = f"{type(exc).__name__}: {exc.message}"
             raise ConformanceError(f"{operation} ({case.id})", [problem]) from None
 
     def roots(self, case: Case) -> dict[str, Path]:
         """The folder each base name maps to for `case`."""
-        return bases(case.scope, self.project if case.scope == "project" else None)
+        return bases(case.scope, self.project if case.scope == "project" else None, declared_bases(self.pm))
+
+    def path(self, case: Case, f: FacadeFile) -> Path:
+        """Where the installer puts `f` for `case` (a path leaving its base is a usage error)."""
+        base, rel = place(f, case.scope, {b.name: b for b in self.surface.bases})
+        return safe_path(self.roots(case)[base], rel)
 
     def render(self, case: Case) -> list[FacadeFile]:
         """The facade files for `case`, rendered with the installer's own context."""
@@ -193,13 +187,12 @@ class Sandbox:
 
     def populate_foreign(self, case: Case, files: list[FacadeFile]) -> list[str]:
         """Put the user's own content in every shared file of `files` (and one file of their own)."""
-        roots = self.roots(case)
         written = []
         (self.project / "NOTES.txt").write_text("The user's own file.\n")
         for f in files:
             if f.merge == "owned":
                 continue
-            path = safe_path(roots[f.base], f.path)
+            path = self.path(case, f)
             if path.exists():
                 continue
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,6 @@ The fixtures come from `loopx_core.pytest_plugin` (activate it in conftest.py wi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar
 
 from loopx_core.conformance import checks
@@ -23,14 +22,12 @@ class HostConformance:
 
     host: ClassVar[str] = ""
     """The host (surface) name to check."""
-    cases: ClassVar[Sequence[tuple[str, str]] | None] = None
-    """(scope, layout) pairs to check; None: every declared scope with every declared layout."""
     known_issues: ClassVar[dict[str, str]] = {}
     """Test name -> why it fails for now (a bug outside the plugin): run as a strict xfail, so the
     suite says so once it is fixed."""
 
     def test_surface_is_declared(self, loopx_sandbox: Sandbox) -> None:
-        """The host is declared with a kebab-case name, scopes, layouts and a template folder."""
+        """The host is declared with a kebab-case name, its cases, base folders and template folder."""
         __tracebackhide__ = True
         checks.check_surface(loopx_sandbox)
 
@@ -50,6 +47,11 @@ class HostConformance:
         """Owned files in formats with comments say that LoopX generated them."""
         __tracebackhide__ = True
         checks.check_provenance(loopx_sandbox, loopx_cases)
+
+    def test_owned_files_parse(self, loopx_sandbox: Sandbox, loopx_cases: list[Case]) -> None:
+        """Every JSON, TOML and YAML file (and merged fragment) parses with a strict parser."""
+        __tracebackhide__ = True
+        checks.check_owned_files_parse(loopx_sandbox, loopx_cases)
 
     def test_uninstall_restores_an_empty_target(
         self, loopx_sandbox: Sandbox, loopx_cases: list[Case]
@@ -84,8 +86,3 @@ class HostConformance:
         """Hints are None or a small JSON dict whose `cli_args` are loopx commands."""
         __tracebackhide__ = True
         checks.check_packet_hints(loopx_sandbox)
-
-    def test_answers_only_for_its_own_host(self, loopx_sandbox: Sandbox) -> None:
-        """Asked about another host, every hook of the plugin answers None."""
-        __tracebackhide__ = True
-        checks.check_only_own_host(loopx_sandbox)

@@ -1,5 +1,44 @@
-"""The host toolkit: hook specs, the plugin manager, the facade model and the Jinja environment.
+"""The host toolkit: everything a host plugin imports, from one place.
 
-Plugin authors start at `loopx_core.hosts.hookspecs` (the hooks) and
-`loopx_core.hosts.model` (what the hooks exchange); the entry-point group is `loopx`.
+    from loopx_core.hosts import Base, FacadeFile, Host, RenderContext, hookimpl
+
+    class AcmeIde(Host):
+        name = "acme-ide"
+        ...
+
+    @hookimpl
+    def loopx_register_hosts(register):
+        register(AcmeIde())
+
+The entry-point group is `loopx`; docs/write-a-host-plugin.md walks through a plugin and
+docs/hooks.md describes the hook and the `Host` methods. Importing this package loads no
+template engine (should-run asks hosts for hints on its hot path).
 """
+
+from loopx_core.hosts.hints import scheduler_hints
+from loopx_core.hosts.hookspecs import hookimpl
+from loopx_core.hosts.host import Host
+from loopx_core.hosts.model import (
+    Base,
+    FacadeFile,
+    Finding,
+    HookAnswer,
+    HookCall,
+    HostSteps,
+    RenderContext,
+    Scope,
+)
+
+__all__ = [
+    "Base",
+    "FacadeFile",
+    "Finding",
+    "HookAnswer",
+    "HookCall",
+    "Host",
+    "HostSteps",
+    "RenderContext",
+    "Scope",
+    "hookimpl",
+    "scheduler_hints",
+]

@@ -1,6 +1,8 @@
 """The Jinja environment for facades: root-confined, StrictUndefined, no autoescape.
 
-Values that land in a shell command, TOML, JSON or YAML go through a filter that quotes
+A host's templates come from its own folder (`Host.templates`), then from LoopX's shared parts
+under the `shared/` prefix (`loopx_templates/shared/`): a host template can `{% extends %}` or
+`{% include %}` e.g. `shared/agents-skill/SKILL.md.j2` instead of copying it. Values that land in a shell command, TOML, JSON or YAML go through a filter that quotes
 them for that format, so a goal id or path with spaces or quotes can neither break nor
 inject into what is generated: `shell`, `toml`, `json`, `yaml`.
 """
@@ -15,7 +17,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from loopx_core.hosts.model import HostSurface, RenderContext
+from loopx_core.hosts.model import RenderContext
 
 if TYPE_CHECKING:
     import jinja2
@@ -86,13 +88,23 @@ def shell_quote(value: Any) -> str:
     return shlex.quote(str(value))
 
 
+def shared_root() -> Traversable:
+    """LoopX's shared template parts (`shared/...` in every host's environment)."""
+    from importlib import resources
+
+    return resources.files("loopx_templates") / "shared"
+
+
 @lru_cache(maxsize=32)
 def environment(root: Path | Traversable) -> jinja2.Environment:
-    """The environment for one template root (cached)."""
+    """The environment for one host's template folder, with the shared parts behind it (cached)."""
     import jinja2
 
+    confined = _loader_class()
     env = jinja2.Environment(
-        loader=_loader_class()(root),
+        loader=jinja2.ChoiceLoader(
+            [confined(root), jinja2.PrefixLoader({"shared": confined(shared_root())})]
+        ),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,
@@ -108,7 +120,6 @@ def environment(root: Path | Traversable) -> jinja2.Environment:
     return env
 
 
-def render(surface: HostSurface, template: str, context: RenderContext, **extra: Any) -> str:
-    """Render `template` (a path under the host's template root) with the context's variables."""
-    env = environment(surface.template_root)
-    return env.get_template(template).render(**context.variables(), **extra)
+def render(root: Path | Traversable, template: str, context: RenderContext, **extra: Any) -> str:
+    """Render `template` (a name under `root`, or `shared/...`) with the context's variables."""
+    return environment(root).get_template(template).render(**context.variables(), **extra)

@@ -1,124 +1,164 @@
-"""The plugin manager: host plugins from the `loopx` entry-point group, built-ins included.
+"""The plugin manager and the host registry: hosts from the `loopx` entry-point group, built-ins included.
 
 `LOOPX_PLUGINS` chooses which entry points load: a comma-separated list of names selects
 only those (`LOOPX_PLUGINS=claude-code,dsh`); names prefixed with `-` are blocked and the
 rest load (`LOOPX_PLUGINS=-dsh`). Unset or empty: every plugin loads.
+
+pluggy loads the entry points and keeps their distributions; every hook is called through
+`pm.hook`. The core then dispatches by host name: `host(pm, NAME)` is the only object asked
+about `NAME`, so a plugin can never answer for another plugin's host.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import pluggy
 
 from loopx_core.errors import UsageError
 from loopx_core.hosts import hookspecs
-from loopx_core.hosts.model import HostSurface
+from loopx_core.hosts.host import Host
+from loopx_core.hosts.model import BASE_NAME, CORE_BASES, Base
 
 ENTRY_POINT_GROUP = "loopx"
 PLUGINS_ENV = "LOOPX_PLUGINS"
 
 
 @dataclass(frozen=True)
-class PluginOrigin:
-    """Where a plugin came from: its distribution, version and entry point."""
+class Registered:
+    """A host and where it came from: the plugin, its distribution and version, the entry point."""
 
-    name: str
+    host: Host
+    plugin: str
     distribution: str
     version: str
     source: str
 
 
-def _selection() -> tuple[set[str], set[str]]:
+def _selection() -> tuple[list[str], list[str]]:
     raw = [p.strip() for p in os.environ.get(PLUGINS_ENV, "").split(",") if p.strip()]
-    blocked = {p[1:] for p in raw if p.startswith("-")}
-    selected = {p for p in raw if not p.startswith("-")}
+    blocked = [p[1:] for p in raw if p.startswith("-")]
+    selected = [p for p in raw if not p.startswith("-")]
     return selected, blocked
 
 
 def get_plugin_manager(
     *, load_entrypoints: bool = True, plugins: Iterable[tuple[str, object]] = ()
 ) -> pluggy.PluginManager:
-    """A fresh manager: hook specs added, entry points loaded (as `LOOPX_PLUGINS` allows), checked."""
+    """A fresh manager: the hook spec added, entry points loaded (as `LOOPX_PLUGINS` allows), checked."""
     pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
     pm.add_hookspecs(hookspecs)
-    origins: dict[str, PluginOrigin] = {}
-    if load_entrypoints:
-        selected, blocked = _selection()
-        for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-            if ep.name in blocked or (selected and ep.name not in selected):
-                pm.set_blocked(ep.name)
-                continue
-            if pm.get_plugin(ep.name) is not None or pm.is_blocked(ep.name):
-                continue
-            pm.register(ep.load(), name=ep.name)
-            dist = ep.dist
-            origins[ep.name] = PluginOrigin(
-                ep.name, dist.name if dist else "?", dist.version if dist else "?", f"entry point {ep.value}"
-            )
-    for name, plugin in plugins:
-        pm.register(plugin, name=name)
-        origins[name] = PluginOrigin(name, "-", "-", f"registered in-process ({type(plugin).__name__})")
-    pm.check_pending()
-    pm.loopx_origins = origins  # type: ignore[attr-defined]
+    try:
+        if load_entrypoints:
+            selected, blocked = _selection()
+            for name in blocked:
+                pm.set_blocked(name)
+            for name in selected or [None]:  # type: ignore[list-item]
+                pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name)
+        for name, plugin in plugins:
+            pm.register(plugin, name=name)
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise UsageError(f"host plugin {exc.plugin_name!r} does not fit LoopX: {str(exc)[:200]}") from None
+    for name, plugin in pm.list_name_plugin():
+        try:
+            hash(plugin)
+        except TypeError:  # pluggy's subset callers (see `registry`) keep plugins in sets
+            raise UsageError(
+                f"host plugin {name!r} is a {type(plugin).__name__}: use a module or an object"
+            ) from None
     return pm
 
 
-def origin(pm: pluggy.PluginManager, plugin_name: str) -> PluginOrigin:
-    """Where the named plugin came from."""
-    origins: dict[str, PluginOrigin] = getattr(pm, "loopx_origins", {})
-    return origins.get(plugin_name) or PluginOrigin(plugin_name, "-", "-", "registered in-process")
+def _origins(pm: pluggy.PluginManager) -> dict[int, tuple[str, str, str]]:
+    """Plugin object id -> (distribution, version, source) for plugins pluggy loaded from entry points."""
+    found = {}
+    for plugin, dist in pm.list_plugin_distinfo():
+        name = pm.get_name(plugin)
+        value = next(
+            (ep.value for ep in dist.entry_points if ep.group == ENTRY_POINT_GROUP and ep.name == name), "?"
+        )
+        found[id(plugin)] = (dist.project_name, dist.version, f"entry point {value}")
+    return found
 
 
-def hosts(pm: pluggy.PluginManager) -> dict[str, HostSurface]:
-    """Every host surface the plugins declare, stamped with the plugin and version that provide it."""
-    found: dict[str, HostSurface] = {}
-    for impl in pm.hook.loopx_register_hosts.get_hookimpls():
-        came_from = origin(pm, impl.plugin_name)
+def registry(pm: pluggy.PluginManager) -> dict[str, Registered]:
+    """Every host the plugins register, by name, with the plugin and distribution providing it."""
+    found: dict[str, Registered] = {}
+    origins = _origins(pm)
+    plugins = [(name, plugin) for name, plugin in pm.list_name_plugin() if plugin is not None]
+    for name, plugin in plugins:
+        # Ask one plugin at a time (through pm.hook's subset caller) to know who registered what.
+        others = [p for _, p in plugins if p is not plugin]
+        dist, version, source = origins.get(
+            id(plugin), ("-", "-", f"registered in-process ({type(plugin).__name__})")
+        )
 
         def register(
-            surface: HostSurface, *, _plugin: str = impl.plugin_name, _from: PluginOrigin = came_from
+            host: Host, *, _plugin: str = name, _from: tuple[str, str, str] = (dist, version, source)
         ) -> None:
-            if surface.name in found:
+            if not isinstance(host, Host):
+                raise UsageError(f"plugin {_plugin!r} registered {type(host).__name__}, not a Host")
+            if host.name in found:
                 raise UsageError(
-                    f"host {surface.name!r} is declared twice ({found[surface.name].plugin} and {_plugin})"
+                    f"host {host.name!r} is declared twice ({found[host.name].plugin} and {_plugin})"
                 )
-            found[surface.name] = replace(surface, plugin=_plugin, version=surface.version or _from.version)
+            found[host.name] = Registered(host, _plugin, _from[0], host.version or _from[1], _from[2])
 
-        impl.function(register=register)
+        pm.subset_hook_caller("loopx_register_hosts", others)(register=register)
+    _check_bases(found)
     return dict(sorted(found.items()))
 
 
-def host(pm: pluggy.PluginManager, name: str) -> HostSurface:
-    """One host surface, or a usage error listing the known ones."""
+def _check_bases(found: dict[str, Registered]) -> None:
+    owner: dict[str, str] = {}
+    for name, entry in found.items():
+        for base in entry.host.bases:
+            if not BASE_NAME.match(base.name) or base.name in CORE_BASES:
+                raise UsageError(
+                    f"host {name!r} declares the base {base.name[:40]!r}: use another snake_case name"
+                )
+            if owner.setdefault(base.name, name) != name:
+                raise UsageError(f"the base {base.name!r} is declared by both {owner[base.name]} and {name}")
+
+
+def hosts(pm: pluggy.PluginManager) -> dict[str, Host]:
+    """Every registered host, by name."""
+    return {name: entry.host for name, entry in registry(pm).items()}
+
+
+def host(pm: pluggy.PluginManager, name: str) -> Host:
+    """One host, or a usage error listing the known ones."""
     known = hosts(pm)
     if name not in known:
         raise UsageError(
-            f"unknown surface {name!r}; known: {', '.join(known) or 'none'} (see `loopx hosts list`)"
+            f"unknown surface {name[:80]!r}; known: {', '.join(known) or 'none'} (see `loopx hosts list`)"
         )
     return known[name]
 
 
+def declared_bases(pm: pluggy.PluginManager) -> list[Base]:
+    """Every host's declared base folders (what the installer resolves and the manifest may name)."""
+    return [base for h in hosts(pm).values() for base in h.bases]
+
+
 def packet_hints(pm: pluggy.PluginManager, surface: str, packet: dict[str, Any]) -> None:
-    """Merge every plugin's hints for `surface` into `packet["scheduler_hint"][surface_key]`."""
-    key = surface.replace("-", "_")
-    for hints in pm.hook.loopx_packet_hints(host=surface, packet=packet):
-        if hints:
-            packet["scheduler_hint"].setdefault(key, {}).update(hints)
+    """Merge the host's hints for `surface` into `packet["scheduler_hint"][surface_key]`."""
+    known = hosts(pm)
+    hints = known[surface].hints(packet) if surface in known else None
+    if hints:
+        packet["scheduler_hint"].setdefault(surface.replace("-", "_"), {}).update(hints)
 
 
-def hook_handlers(pm: pluggy.PluginManager) -> dict[str, Any]:
-    """Every `loopx hook NAME` handler the plugins declare."""
-    found: dict[str, Any] = {}
-
-    def register(name: str, handler: Any) -> None:
-        if name in found:
-            raise UsageError(f"hook handler {name!r} is declared twice")
-        found[name] = handler
-
-    pm.hook.loopx_register_hook_handlers(register=register)
+def events(pm: pluggy.PluginManager) -> dict[str, Host]:
+    """Every `loopx hook EVENT` name, and the host that answers it."""
+    found: dict[str, Host] = {}
+    for h in hosts(pm).values():
+        for event in h.events:
+            if event in found:
+                raise UsageError(f"hook event {event!r} is declared by both {found[event].name} and {h.name}")
+            found[event] = h
     return dict(sorted(found.items()))

@@ -1,39 +1,44 @@
-"""What host plugins and the installer exchange: surfaces, render contexts, facade files."""
+"""What hosts and the installer exchange: base folders, render contexts, facade files, answers."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from importlib.resources.abc import Traversable
-from pathlib import Path
+import re
+from dataclasses import dataclass
 from typing import Literal
 
 Scope = Literal["project", "user"]
 MergeKind = Literal["owned", "json", "toml", "markdown"]
 
-BASES = ("target", "home", "claude_config", "claude_json", "codex_home", "dsh_home", "dsh_agents_home")
-"""Folders a facade file can be relative to. Project scope maps all of them to the target."""
+CORE_BASES = ("target", "home")
+"""The bases every host may use: the target (the project) and the home folder."""
+BASE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+"""What a base name looks like (it is stored in the install manifest)."""
 
 
 @dataclass(frozen=True)
-class HostSurface:
-    """A host LoopX can install into: declared by a plugin through `loopx_register_hosts`."""
+class Base:
+    """A folder a host's files live under, named by `FacadeFile.base` (declared in `Host.bases`).
+
+    User scope: the first variable of `env` that is set, else `default` under the home folder.
+    Project scope: `project` under the target (the installer then records the file against the
+    target, so a project's manifest names no host folder).
+    """
 
     name: str
-    """Kebab-case id used on the command line: `--surface NAME`."""
-    title: str
-    template_root: Path | Traversable
-    """Folder of this host's Jinja templates (the loader is confined to it)."""
-    scopes: tuple[Scope, ...] = ("project", "user")
-    layouts: tuple[str, ...] = ("default",)
-    home_env: str | None = None
-    """Environment variable naming the host's user-scope home, e.g. `CODEX_HOME`."""
-    restart_notice: str = ""
-    """Printed after install/uninstall: what the user must restart or run. `{target}` and the
-    other base names (`{codex_home}`, `{dsh_home}`, ...) are replaced by their folders."""
-    plugin: str = ""
-    """Filled by LoopX: the plugin that registered it."""
-    version: str = ""
-    """Filled by LoopX: the version of the distribution that provides it."""
+    """The name facade files use, e.g. `codex_home`: snake_case, not `target` or `home`."""
+    env: tuple[str, ...] = ()
+    """Environment variables that move it (first set wins), e.g. `("CODEX_HOME",)`."""
+    default: str = ""
+    """Relative to the home folder when no variable is set, e.g. `.codex` ("" is the home itself)."""
+    project: str = ""
+    """Relative to the target at project scope, e.g. `.codex` ("" is the target itself)."""
+
+    @property
+    def shown(self) -> str:
+        """How messages name the folder: `$CODEX_HOME`, else `~/.codex`."""
+        if self.env:
+            return f"${self.env[0]}"
+        return f"~/{self.default}" if self.default else "~"
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,7 @@ class FacadeFile:
     """Relative POSIX path under `base`."""
     content: str
     base: str = "target"
+    """`target`, `home` or one of the host's declared `bases`."""
     merge: MergeKind = "owned"
     owned_keys: tuple[tuple[str, ...], ...] = ()
     executable: bool = False
@@ -91,6 +97,11 @@ class FacadeFile:
     """Top-level keys of an owned `.toml` or `.json` file that the host itself edits (a Codex
     automation's `rrule`, `status`, `updated_at`): their values belong to the host, so a change
     there is neither drift nor a conflict, and re-install keeps the host's values."""
+
+    @property
+    def key(self) -> str:
+        """`<base>/<path>`: how `Host.verify` finds the file among the installed ones."""
+        return f"{self.base}/{self.path}"
 
 
 @dataclass(frozen=True)
@@ -103,22 +114,13 @@ class Finding:
 
 @dataclass(frozen=True)
 class HostSteps:
-    """What follows an install or uninstall in the host itself (`loopx_host_steps`)."""
+    """What follows an install or uninstall in the host itself (`Host.steps`)."""
 
     notes: tuple[str, ...] = ()
     """One line each, printed as `Note: ...` (restart the host, approve a server, link a package)."""
     unregister: tuple[tuple[str, ...], ...] = ()
     """Uninstall only: host CLI commands (argv) that take LoopX out of the host's own registry.
     LoopX runs each whose program is on PATH, and prints the others for the user to run."""
-
-
-@dataclass
-class RenderedFacade:
-    """A host's rendered files plus notices for the user."""
-
-    host: str
-    files: list[FacadeFile] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from loopx_core.clock import now
-from loopx_core.hosts.model import HookAnswer, HookCall
+from loopx_core.hosts import HookAnswer, HookCall
 from loopx_core.store.atomic import atomic_write_bytes
 from loopx_core.store.files import FileStore, find_root
 
