@@ -28,12 +28,12 @@ PHASES: tuple[str, ...] = (
 STATUSES: tuple[str, ...] = ("open", "committed", "stopped", "failed")
 TOMBSTONES = ("committed", "stopped", "failed")
 IDENTITY_KEYS = frozenset({"goal_id", "agent_id", "todo_id", "turn_instance_id", "replan_obligation_id"})
-_TURN_KEY_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
+_TURN_KEY_RE = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 def check_turn_key(turn_key: str) -> str:
     """Return the 64-hex digest of a `sha256:<64 hex>` turn key, or raise `UsageError`."""
-    if not _TURN_KEY_RE.match(turn_key):
+    if not _TURN_KEY_RE.fullmatch(turn_key):
         raise UsageError("invalid --turn-key: expected sha256: followed by 64 lower-case hex digits")
     return turn_key[len(TURN_KEY_PREFIX) :]
 

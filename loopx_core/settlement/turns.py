@@ -38,6 +38,7 @@ def begin_turn(
 
     A retried begin finds the agent's open turn for the same subject and changes nothing.
     """
+    lease_minutes = check("--lease-minutes", Minutes, lease_minutes)
     registry = store.read_registry()
     goal = require_goal(registry, goal_id)
     require_agent(registry, agent_id)
@@ -254,6 +255,13 @@ def writeback_turn(ctx: TurnContext, *, adapter: str) -> dict[str, Any]:
     refusal = guard(ctx, journal)
     if refusal:
         raise SettlementError(str(refusal[0]), refusal[1], step="host_execute")
+    if not ctx.validation_command and not ctx.validation_passed:  # refused before anything is journaled
+        why = "validation failed" if ctx.validation_passed is False else "no validation given"
+        raise SettlementError(
+            "writeback_rejected",
+            f"{why}: pass --validation-status passed or a --validation-command; nothing was written back",
+            step="validation",
+        )
     identity = journal.settlement_identity()
     lost = lease_lost(ctx.store.read_goal(ctx.goal_id), identity)
     if lost and journal.phase("durable_writeback") is None:

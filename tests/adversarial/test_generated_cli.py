@@ -620,12 +620,6 @@ def _outside(domain: Any, text: str | None) -> bool:
     return False
 
 
-def _lease_outside(case: Case) -> bool:
-    from loopx_core.models.domain import Minutes
-
-    return case.command == "turn begin" and _outside(Minutes, _value(case, "--lease-minutes"))
-
-
 def _repro(*args: str) -> Case:
     command = (
         " ".join(args[:2]) if args[0] in {c.path[0] for c in ALL_COMMANDS if len(c.path) > 1} else args[0]
@@ -639,53 +633,6 @@ TURN_KEY_2 = "sha256:" + "2" * 64
 """Stands for the template's second turn key (helper's open turn) in a reproduction."""
 
 KNOWN: dict[str, Known] = {
-    "turn-begin-lease-minutes-unchecked": Known(
-        owner="settlement/turns.py begin_turn (or cli/turn_cmds.py): check --lease-minutes against "
-        "models.domain.Minutes as ops/todos.py claim_todo does (inf: OverflowError)",
-        matches=_lease_outside,
-        reproduction=_repro(
-            "turn",
-            "begin",
-            "-g",
-            "other",
-            "-a",
-            "reviewer",
-            "-t",
-            "t1",
-            "--lease-minutes",
-            "inf",
-            "-f",
-            "json",
-        ),
-    ),
-    "writeback-rejected-changes-the-journal": Known(
-        owner="settlement/turns.py writeback_turn: record_host_phases journals the host phases before "
-        "validation refuses (exit 14: failed, or no validation given), so the refusal changes the journal",
-        matches=lambda c: (
-            c.command == "writeback"
-            and not _has(c, "--validation-status", ("passed",))
-            and not _has(c, "--validation-command", ("true",))
-        ),
-        reproduction=_repro(
-            "writeback",
-            "-g",
-            "demo",
-            "-a",
-            "helper",
-            "-k",
-            TURN_KEY_2,
-            "-s",
-            "x",
-            "--validation-status",
-            "failed",
-        ),
-    ),
-    "turn-key-trailing-newline": Known(
-        owner="settlement/journal.py check_turn_key: re.match with `$` accepts 'sha256:<hex>\\n' "
-        "(use fullmatch); the key then reaches a path and a two-line error",
-        matches=lambda c: any(w.startswith("sha256:") and w.endswith("\n") for w in c.args),
-        reproduction=_repro("turn", "renew", "-g", "demo", "-a", "helper", "-k", TURN_KEY_2 + "\n"),
-    ),
     "hook-name-echoed-raw": Known(
         owner="cli/hook_cmds.py hook: an unknown NAME is echoed raw, so a newline in it splits the "
         "error line (use loopx_core.ids.shown_value)",
