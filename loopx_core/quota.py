@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from loopx_core.models import LedgerEvent, QuotaPolicy
+from loopx_core.models.domain import MAX_SLOTS
 
 QuotaState = Literal[
     "paused", "blocked_health", "operator_gate", "focus_wait", "throttled", "waiting", "eligible"
@@ -47,8 +48,8 @@ def lookback(policy: QuotaPolicy) -> timedelta:
 
 
 def charge_slots(policy: QuotaPolicy, duration_seconds: float) -> int:
-    """Slots for a turn of this measured duration: `ceil(minutes / slot_minutes)`, at least 1."""
-    return max(1, math.ceil(duration_seconds / 60 / policy.slot_minutes - 1e-9))
+    """Slots for a turn of this measured duration: `ceil(minutes / slot_minutes)`, 1 to `MAX_SLOTS`."""
+    return min(MAX_SLOTS, max(1, math.ceil(duration_seconds / 60 / policy.slot_minutes - 1e-9)))
 
 
 @dataclass(frozen=True)

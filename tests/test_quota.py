@@ -152,3 +152,10 @@ def test_measured_duration_from_claim(project: Project) -> None:
     todos.claim_todo(project.store, "g", "t1", "a", T0)
     result = spend.spend(project.store, "g", "a", T0 + timedelta(minutes=7, seconds=30), todo_id="t1")
     assert (result.event.slots, result.event.duration_seconds) == (8, 450.0)
+
+
+def test_a_charge_never_exceeds_the_slot_domain() -> None:
+    from loopx_core.models.domain import MAX_SLOTS
+
+    policy = QuotaPolicy(slot_minutes=0.01)
+    assert charge_slots(policy, 10.0**15) == MAX_SLOTS
