@@ -158,3 +158,15 @@ def test_append_keeps_time_order(project: Project) -> None:
     late = spend.spend(project.store, "g", "a", T0, slots=1).event  # a clock behind the ledger
     assert late.at == T0 + timedelta(minutes=10)
     assert late.seq == 2
+
+
+def test_the_file_store_implements_the_whole_store_interface() -> None:
+    import inspect
+
+    from loopx_core.store.base import Store
+    from loopx_core.store.files import FileStore
+
+    wanted = {n for n, v in vars(Store).items() if callable(v) and not n.startswith("_")}
+    assert wanted, "the protocol lists methods"
+    for name in sorted(wanted):
+        assert inspect.signature(getattr(FileStore, name)) == inspect.signature(getattr(Store, name)), name

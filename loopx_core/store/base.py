@@ -1,23 +1,44 @@
-"""The store interface: what the engine needs from persistence.
+"""The store interface: everything the engine, settlement, ops, the MCP server and hooks need.
 
-`FileStore` is the embedded default; the interface leaves room for a shared,
-server-backed store for teams on several machines.
+`FileStore` (files under `.loopx/`) is the embedded default. A second implementation (a
+shared server-backed store for teams on several machines) implements exactly this protocol
+and passes the same contract tests. Every write is atomic; `update_*` and `append_event`
+serialise per goal (the registry has its own lock); `goal_lock` is re-entrant in the
+holding thread and exclusive against every other thread and process.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Protocol, TypeVar
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 from loopx_core.models import GoalState, LedgerEvent, Registry
+from loopx_core.models.journal import TurnJournal
+from loopx_core.models.runs import RunIndexEntry
+from loopx_core.models.scheduler import SchedulerState
 
 T = TypeVar("T")
 
 
 class Store(Protocol):
-    """Persistence for the registry, goal states and ledgers, with atomic updates."""
+    """Persistence for the registry, goal states, ledgers, journals, runs and scheduler state."""
 
+    root: Path
+    """The project folder (commands a turn runs start there)."""
+
+    # -- lifecycle
+    def is_initialized(self) -> bool:
+        """True when the store holds a registry."""
+        ...
+
+    def init(self) -> bool:
+        """Create an empty registry; False (and nothing written) if one exists."""
+        ...
+
+    # -- registry
     def read_registry(self) -> Registry:
         """The registry, validated."""
         ...
@@ -26,8 +47,13 @@ class Store(Protocol):
         """Apply `change` to the registry under its lock and write it back atomically."""
         ...
 
+    # -- goal state
     def read_goal(self, goal_id: str) -> GoalState:
         """A goal's state, validated."""
+        ...
+
+    def create_goal(self, state: GoalState) -> None:
+        """Write a new goal's first state; `ConflictError` if it has one."""
         ...
 
     def update_goal(
@@ -36,6 +62,11 @@ class Store(Protocol):
         """Compare-and-swap a goal's state under its lock; the version increments."""
         ...
 
+    def goal_lock(self, goal_id: str) -> AbstractContextManager[None]:
+        """The goal's lock, for changes spanning several records."""
+        ...
+
+    # -- ledger and receipts
     def append_event(
         self, goal_id: str, build: Callable[[int, LedgerEvent | None], LedgerEvent]
     ) -> LedgerEvent:
@@ -44,4 +75,47 @@ class Store(Protocol):
 
     def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:
         """Ledger events at or after `since`, oldest first."""
+        ...
+
+    def ledger_all(self, goal_id: str) -> list[LedgerEvent]:
+        """The whole ledger, oldest first."""
+        ...
+
+    def spend_receipt(self, goal_id: str, turn_instance_id: str) -> LedgerEvent | None:
+        """The spend already charged for this turn instance, however long ago."""
+        ...
+
+    def void_receipt(self, goal_id: str, event_id: str) -> LedgerEvent | None:
+        """The void already recorded for `event_id`."""
+        ...
+
+    # -- turn journals
+    def read_journal(self, goal_id: str, turn_key: str) -> TurnJournal:
+        """A turn journal (missing: `NotFoundError`; malformed: `StateInvalidError`)."""
+        ...
+
+    def has_journal(self, goal_id: str, turn_key: str) -> bool:
+        """True when the turn has a journal (open or a tombstone)."""
+        ...
+
+    def write_journal(self, journal: TurnJournal) -> None:
+        """Write a journal atomically (goal lock held)."""
+        ...
+
+    # -- runs
+    def run_indexed(self, goal_id: str, run_id: str) -> bool:
+        """True when the run history lists `run_id`."""
+        ...
+
+    def record_run(self, goal_id: str, record: dict[str, Any], markdown: str, entry: RunIndexEntry) -> None:
+        """Store a run record and add `entry` to the history once."""
+        ...
+
+    # -- scheduler
+    def read_scheduler(self, goal_id: str) -> SchedulerState:
+        """The goal's scheduler state (empty if no host reported yet)."""
+        ...
+
+    def write_scheduler(self, state: SchedulerState) -> None:
+        """Write the goal's scheduler state (goal lock held)."""
         ...
