@@ -27,8 +27,8 @@ GENERATED = [
     "pyproject.toml",
     "src/loopx_host_{m}/__init__.py",
     "src/loopx_host_{m}/plugin.py",
+    "src/loopx_host_{m}/templates/SKILL.md.j2",
     "src/loopx_host_{m}/templates/config.json.j2",
-    "src/loopx_host_{m}/templates/files/skills/loopx/SKILL.md.j2",
     "tests/conftest.py",
     "tests/test_conformance.py",
     "tests/test_facade.py",
@@ -139,8 +139,8 @@ def test_generated_plugin_passes_the_kit_in_process(
     checks.check_uninstall_keeps_user_edits(sb, cases)
     checks.check_reinstall_is_a_no_op(sb, cases)
     checks.check_clean_after_install(sb, cases)
+    checks.check_owned_files_parse(sb, cases)
     checks.check_packet_hints(sb)
-    checks.check_only_own_host(sb)
 
 
 @pytest.mark.slow

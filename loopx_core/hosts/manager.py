@@ -59,7 +59,12 @@ def get_plugin_manager(
             for name in selected or [None]:  # type: ignore[list-item]
                 pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name)
         for name, plugin in plugins:
-            pm.register(plugin, name=name)
+            try:
+                pm.register(plugin, name=name)
+            except ValueError:  # the name, or the object, is registered already
+                raise UsageError(
+                    f"plugin {name!r} is registered twice (is it loaded from its entry point too?)"
+                ) from None
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
         raise UsageError(f"host plugin {exc.plugin_name!r} does not fit LoopX: {str(exc)[:200]}") from None

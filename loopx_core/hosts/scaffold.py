@@ -46,6 +46,11 @@ class Names:
         """The importable package: `loopx_host_<name>`."""
         return "loopx_host_" + self.name.replace("-", "_")
 
+    @property
+    def base(self) -> str:
+        """The host's home folder as `FacadeFile.base` names it: `<name>_home`."""
+        return self.name.replace("-", "_") + "_home"
+
     def variables(self) -> dict[str, str]:
         """The scaffold templates' variables."""
         return {
@@ -53,6 +58,9 @@ class Names:
             "title": self.title,
             "distribution": self.distribution,
             "module": self.module,
+            "class_name": "".join(word.capitalize() for word in self.name.split("-")),
+            "base": self.base,
+            "env": self.base.upper(),
             "folder": f".{self.name}",
             "loopx_version": __version__,
         }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.broken_plugins.toy import Toy
+from tests.broken_plugins.toy import Plugin, Toy
 
 
 class BadHints(Toy):
@@ -15,4 +15,4 @@ class BadHints(Toy):
         return {"next_hint": {"cli_args": f"quota should-run --goal-id {packet['goal_id']}"}}
 
 
-plugin = BadHints()
+plugin = Plugin(BadHints())

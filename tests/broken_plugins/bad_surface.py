@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
-
-from tests.broken_plugins.toy import SURFACE, Toy
+from tests.broken_plugins.toy import Plugin, Toy
 
 
 class BadSurface(Toy):
     """Declares `toy_host`."""
 
-    surface = dataclasses.replace(SURFACE, name="toy_host")
+    name = "toy_host"
 
 
-plugin = BadSurface()
+plugin = Plugin(BadSurface())

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from loopx_core.hosts.model import FacadeFile, RenderContext
-from tests.broken_plugins.toy import Toy
+from loopx_core.hosts import FacadeFile, RenderContext
+from tests.broken_plugins.toy import Plugin, Toy
 
 
 class LeftoverFolder(Toy):
-    """A side effect in the render hook."""
+    """A side effect in `render`."""
 
-    def files(self, context: RenderContext) -> list[FacadeFile]:
+    def render(self, context: RenderContext) -> list[FacadeFile]:
         """Toy's files, after making `.toy-cache/` in the project."""
         (Path(context.project_dir) / ".toy-cache").mkdir(exist_ok=True)
-        return super().files(context)
+        return super().render(context)
 
 
-plugin = LeftoverFolder()
+plugin = Plugin(LeftoverFolder())

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from loopx_core.hosts.jinja import render
-from loopx_core.hosts.model import RenderContext
-from tests.broken_plugins.toy import Toy
+from loopx_core.hosts import RenderContext
+from tests.broken_plugins.toy import Plugin, Toy
 
 
 class MissingMarker(Toy):
@@ -12,7 +11,7 @@ class MissingMarker(Toy):
 
     def skill(self, context: RenderContext) -> str:
         """The unmarked skill."""
-        return render(self.surface, "broken/skill_unmarked.md.j2", context)
+        return self.template("broken/skill_unmarked.md.j2", context)
 
 
-plugin = MissingMarker()
+plugin = Plugin(MissingMarker())

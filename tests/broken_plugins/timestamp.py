@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from loopx_core.hosts.model import RenderContext
-from tests.broken_plugins.toy import Toy
+from loopx_core.hosts import RenderContext
+from tests.broken_plugins.toy import Plugin, Toy
 
 
 class Timestamp(Toy):
@@ -16,4 +16,4 @@ class Timestamp(Toy):
         return super().skill(context) + f"\n<!-- Rendered {datetime.now(UTC).isoformat()} -->\n"
 
 
-plugin = Timestamp()
+plugin = Plugin(Timestamp())

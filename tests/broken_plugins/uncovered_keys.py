@@ -3,8 +3,8 @@ after the user edited the file cannot take it back out."""
 
 from __future__ import annotations
 
-from loopx_core.hosts.model import RenderContext
-from tests.broken_plugins.toy import Toy
+from loopx_core.hosts import RenderContext
+from tests.broken_plugins.toy import Plugin, Toy
 
 
 class UncoveredKeys(Toy):
@@ -15,4 +15,4 @@ class UncoveredKeys(Toy):
         return super().settings(context) + "\n[toy]\nfacade_version = 1\n"
 
 
-plugin = UncoveredKeys()
+plugin = Plugin(UncoveredKeys())

@@ -3,9 +3,8 @@ with `--goal-id` never takes."""
 
 from __future__ import annotations
 
-from loopx_core.hosts.jinja import render
-from loopx_core.hosts.model import RenderContext
-from tests.broken_plugins.toy import Toy
+from loopx_core.hosts import RenderContext
+from tests.broken_plugins.toy import Plugin, Toy
 
 
 class UndefinedInBranch(Toy):
@@ -13,7 +12,7 @@ class UndefinedInBranch(Toy):
 
     def skill(self, context: RenderContext) -> str:
         """The skill, with the bad branch."""
-        return render(self.surface, "broken/skill_branch.md.j2", context)
+        return self.template("broken/skill_branch.md.j2", context)
 
 
-plugin = UndefinedInBranch()
+plugin = Plugin(UndefinedInBranch())

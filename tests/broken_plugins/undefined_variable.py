@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import jinja2
 
-from loopx_core.hosts.model import RenderContext
-from tests.broken_plugins.toy import TEMPLATES, Toy
+from loopx_core.hosts import RenderContext
+from tests.broken_plugins.toy import TEMPLATES, Plugin, Toy
 
 
 class UndefinedVariable(Toy):
@@ -18,4 +18,4 @@ class UndefinedVariable(Toy):
         return env.get_template("broken/skill_typo.md.j2").render(**context.variables())
 
 
-plugin = UndefinedVariable()
+plugin = Plugin(UndefinedVariable())
