@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -117,3 +118,26 @@ def test_packet_docs_list_every_value_live_packets_take(tmp_path: Path) -> None:
         assert not missing, f"docs/packet.md row {field} lacks {missing}"
     top = set().union(*packets)
     assert not sorted(k for k in top if f"`{k}`" not in text)
+
+
+def test_readme_layout_matches_the_tree() -> None:
+    """README's layout names every package and module of loopx_core and every top-level folder,
+    and nothing that is not there."""
+    layout = (REPO / "README.md").read_text().split("## Layout", 1)[1].split("\n## ", 1)[0]
+    core_block = "\n".join(line for line in layout.splitlines() if line.startswith("      "))
+    named = set(re.findall(r"\b[\w-]+(?:/|\.py)(?=\s|$)", core_block))
+    core = {
+        p.name + ("/" if p.is_dir() else "")
+        for p in (REPO / "loopx_core").iterdir()
+        if p.name not in ("__init__.py", "__pycache__")
+    }
+    assert sorted(core - named) == [], "README layout lacks these"
+    assert sorted(named - core) == [], "README layout names what is not there"
+    top_lines = [line for line in layout.splitlines() if line.startswith("    ") and line[4] != " "]
+    top = {
+        m.split("/")[0]
+        for line in top_lines
+        for m in re.findall(r"[\w.-]+/", re.split(r"\s{2,}", line.strip())[0])
+    }
+    folders = {p.name for p in REPO.iterdir() if p.is_dir() and not p.name.startswith(".")}
+    assert sorted(folders - top - {"build", "dist"}) == [], "README layout lacks top-level folders"
