@@ -9,6 +9,7 @@ PyPI. `python` on PATH is the interpreter running the tests, outside any virtual
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -65,7 +66,46 @@ def test_the_page_has_the_steps_the_test_relies_on() -> None:
     assert 'loopx hosts scaffold acme-ide --title "Acme IDE"' in commands
     assert commands.count("pytest") == 2
     writes = [text.split("\n", 1)[0] for kind, text in found if kind == "write"]
-    assert writes == ["src/loopx_host_acme_ide/templates/files/commands/loopx-status.md.j2"]
+    assert writes == [
+        "src/loopx_host_acme_ide/templates/loopx-status.md.j2",
+        "src/loopx_host_acme_ide/plugin.py",
+    ]
+
+
+def _plain_python(section: str) -> list[str]:
+    """The untitled ```python blocks of one `## ` section of the page."""
+    text = PAGE.read_text().split("\n## ")
+    (body,) = [part for part in text if part.startswith(section)]
+    return re.findall(r"^```python\n(.*?)^```$", body, re.S | re.M)
+
+
+def test_the_page_shows_the_plugin_the_scaffold_writes_and_grows_it_by_two_lines() -> None:
+    from loopx_core.hosts import scaffold
+
+    generated = scaffold.render(scaffold.names("acme-ide", "Acme IDE"))["src/loopx_host_acme_ide/plugin.py"]
+    (shown,) = [block for block in _plain_python("2. Scaffold") if "class AcmeIde" in block]
+    assert shown == generated
+    (grown,) = [
+        text.split("\n", 1)[1]
+        for kind, text in steps(PAGE.read_text())
+        if text.startswith("src/loopx_host_acme_ide/plugin.py")
+    ]
+    removed = [
+        line for line in difflib.ndiff(generated.splitlines(), grown.splitlines()) if line.startswith("- ")
+    ]
+    added = [
+        line for line in difflib.ndiff(generated.splitlines(), grown.splitlines()) if line.startswith("+ ")
+    ]
+    assert removed == [] and len(added) == 2, added
+
+
+def test_the_worked_example_quotes_the_codex_plugin() -> None:
+    source = {line.strip() for line in (REPO / "plugins/loopx_codex_app/plugin.py").read_text().splitlines()}
+    blocks = _plain_python("6. A worked example")
+    assert len(blocks) == 3
+    for block in blocks:
+        for line in block.splitlines():
+            assert not line.strip() or line.strip() in source, line
 
 
 @pytest.mark.slow
