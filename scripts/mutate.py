@@ -1,6 +1,6 @@
 """`make mutate`: mutation testing (mutmut 3) of the modules that carry LoopX's promises.
 
-Each module is mutated in its own scratch copy of the work tree (build/mutate/<module>/), so
+Each module is mutated in its own scratch copy of the last commit (build/mutate/<module>/), so
 the work tree is never changed and runs of different modules do not share state. The copy is
 laid out flat (installer/loopx_installer -> loopx_installer, plugins/<p> -> <p>, templates/...
 -> loopx_templates) because mutmut names a mutant by its file's path and imports the mutated
@@ -13,6 +13,7 @@ selections below are the in-process tests of each module.
 
     python scripts/mutate.py                         # every module below
     python scripts/mutate.py loopx_core/quota.py     # one or more, by repository path
+    python scripts/mutate.py --worktree ...          # the files as they are, not the last commit
 
 Writes build/mutate/<module>/report.md (score and each survivor's diff) and prints a summary.
 Exit 0 whatever survives: the survivors are explained or listed in docs/testing.md.
@@ -25,6 +26,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -98,23 +100,76 @@ def flat(path: str) -> str:
     return path
 
 
-def tracked_files() -> list[str]:
-    """Tracked and new (not ignored) files of the work tree, as they are now."""
-    out = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-        cwd=REPO,
+def snapshot(dest: Path, worktree: bool) -> None:
+    """Lay the committed tree (or, with `worktree`, the files as they are now) out flat in `dest`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp)
+        if worktree:
+            out = subprocess.run(
+                ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+                cwd=REPO,
+                capture_output=True,
+                check=True,
+            ).stdout.decode()
+            paths = [p for p in out.split("\0") if p and (REPO / p).is_file()]
+            source = REPO
+        else:
+            archive = subprocess.run(["git", "archive", "HEAD"], cwd=REPO, capture_output=True, check=True)
+            subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+            paths = [str(p.relative_to(source)) for p in source.rglob("*") if p.is_file()]
+        for path in paths:
+            if path.startswith(NOT_COPIED):
+                continue
+            target = dest / flat(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / path, target)
+
+
+def selection(dest: Path, module: str) -> list[str]:
+    """The module's tests that exist in the copy, and its tests/test_mutation_kills_<module>.py."""
+    tests = [t for t in MODULES[module] if (dest / t).exists()]
+    kills = dest / "tests" / f"test_mutation_kills_{Path(module).stem}.py"
+    return [*tests, *([str(kills.relative_to(dest))] if kills.exists() else [])]
+
+
+def failing_tests(dest: Path, tests: list[str]) -> list[str]:
+    """Tests of the selection that fail on the unmutated copy: mutmut needs a green baseline."""
+    run = subprocess.run(
+        [
+            str(BIN / "python"),
+            "-m",
+            "pytest",
+            "-q",
+            "-rfE",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            *tests,
+        ],
+        cwd=dest,
+        env=clean_env(),
         capture_output=True,
-        check=True,
-    ).stdout.decode()
-    return [p for p in out.split("\0") if p and not p.startswith(NOT_COPIED) and (REPO / p).is_file()]
-
-
-def mutmut_config(module: str, tests: tuple[str, ...]) -> str:
-    """The [tool.mutmut] table of the scratch copy's pyproject.toml."""
-    selection = [t for t in tests if (REPO / t).exists()]
-    selection += sorted(
-        str(p.relative_to(REPO)) for p in (REPO / "tests").glob(f"test_mutation_kills_{Path(module).stem}.py")
+        text=True,
+        check=False,
     )
+    failed = []
+    for line in run.stdout.splitlines():
+        if line.startswith(("FAILED ", "ERROR ")):
+            failed.append(line.split()[1])
+    return failed
+
+
+def clean_env() -> dict[str, str]:
+    """The environment for runs in the copy: no coverage request, no project root override."""
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    for name in ("COVERAGE_PROCESS_START", "COVERAGE_FILE", "LOOPX_ROOT"):
+        env.pop(name, None)
+    return env
+
+
+def mutmut_config(module: str, selection: list[str]) -> str:
+    """The [tool.mutmut] table of the scratch copy's pyproject.toml."""
     return (
         "\n[tool.mutmut]\n"
         f"source_paths = {json.dumps(list(PACKAGES))}\n"
@@ -126,18 +181,20 @@ def mutmut_config(module: str, tests: tuple[str, ...]) -> str:
     )
 
 
-def prepare(module: str) -> Path:
-    """A fresh flat copy of the work tree with mutmut configured for `module`."""
+def prepare(module: str, worktree: bool) -> tuple[Path, list[str]]:
+    """A fresh flat copy with mutmut configured for `module`; the tests deselected as failing."""
     dest = SCRATCH / flat(module).replace("/", "__").removesuffix(".py")
     if dest.exists():
         shutil.rmtree(dest)
-    for path in tracked_files():
-        target = dest / flat(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO / path, target)
+    snapshot(dest, worktree)
+    if not (dest / flat(module)).exists():
+        raise SystemExit(f"{module}: not in the {'work tree' if worktree else 'committed tree'}")
+    tests = selection(dest, module)
+    failing = failing_tests(dest, tests)
+    tests += [arg for nodeid in failing for arg in ("--deselect", nodeid)]
     with (dest / "pyproject.toml").open("a") as config:
-        config.write(mutmut_config(module, MODULES[module]))
-    return dest
+        config.write(mutmut_config(module, tests))
+    return dest, failing
 
 
 def statuses(dest: Path, module: str) -> dict[str, str]:
@@ -148,7 +205,9 @@ def statuses(dest: Path, module: str) -> dict[str, str]:
     return {name: status_by_exit_code[code] for name, code in meta["exit_code_by_key"].items()}
 
 
-def report(dest: Path, module: str, seconds: float) -> tuple[int, int, Counter[str], list[str]]:
+def report(
+    dest: Path, module: str, seconds: float, failing: list[str]
+) -> tuple[int, int, Counter[str], list[str]]:
     """Write report.md for the module; return (killed, total, counts, survivors)."""
     by_name = statuses(dest, module)
     counts = Counter(by_name.values())
@@ -158,6 +217,8 @@ def report(dest: Path, module: str, seconds: float) -> tuple[int, int, Counter[s
         f"# {module}: {killed}/{len(by_name)} killed ({score(killed, len(by_name))}) in {seconds:.0f}s",
         "",
         ", ".join(f"{status}: {n}" for status, n in sorted(counts.items())),
+        "",
+        *(f"deselected (fails unmutated): {nodeid}" for nodeid in failing),
         "",
     ]
     for name in survivors:
@@ -176,6 +237,8 @@ def score(killed: int, total: int) -> str:
 
 def main(argv: list[str]) -> int:
     """Mutate each module asked for (all by default) and print the scores."""
+    worktree = "--worktree" in argv
+    argv = [a for a in argv if a != "--worktree"]
     modules = argv or list(MODULES)
     unknown = [m for m in modules if m not in MODULES]
     if unknown:
@@ -186,14 +249,13 @@ def main(argv: list[str]) -> int:
     rows = []
     for module in modules:
         started = time.monotonic()
-        dest = prepare(module)
-        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-        for name in ("COVERAGE_PROCESS_START", "COVERAGE_FILE", "LOOPX_ROOT"):
-            env.pop(name, None)
+        dest, failing = prepare(module, worktree)
+        for nodeid in failing:
+            print(f"{module}: deselected, fails unmutated: {nodeid}", flush=True)
         run = subprocess.run(
             [str(BIN / "mutmut"), "run", "--max-children", "2"],
             cwd=dest,
-            env=env,
+            env=clean_env(),
             stdout=(dest / "mutmut.log").open("w"),
             stderr=subprocess.STDOUT,
             check=False,
@@ -203,7 +265,7 @@ def main(argv: list[str]) -> int:
             print(f"{module}: mutmut failed (exit {run.returncode}), see {dest.relative_to(REPO)}/mutmut.log")
             rows.append(f"{module:<36} failed")
             continue
-        killed, total, counts, survivors = report(dest, module, seconds)
+        killed, total, counts, survivors = report(dest, module, seconds, failing)
         rows.append(
             f"{module:<36} {killed:>4}/{total:<4} {score(killed, total):>6}  {seconds:>5.0f}s  "
             + ", ".join(f"{s}: {n}" for s, n in sorted(counts.items()) if s not in KILLED)
