@@ -207,6 +207,21 @@ def capability_prefers_capable_todo(p: Project) -> Ask:
     return Ask()
 
 
+def waiting_monitor_only(p: Project) -> Ask:
+    base(p)
+    goals.register_agent(p.store, "watcher", ["python"], p.at(0), monitor_only=True)
+    add(p, "Write parser", required_capabilities=["python"])
+    return Ask(agent_id="watcher")
+
+
+def focus_wait_monitor_only_polls(p: Project) -> Ask:
+    base(p)
+    goals.register_agent(p.store, "watcher", [], p.at(0), monitor_only=True)
+    add(p, "Write parser")
+    gates.focus_wait(p.store, "g", "CI is running", p.at(0), for_minutes=120, poll_every_minutes=10)
+    return Ask(agent_id="watcher", minutes=15)
+
+
 SCENARIOS: dict[str, Setup] = {
     fn.__name__: fn
     for fn in (
@@ -234,5 +249,7 @@ SCENARIOS: dict[str, Setup] = {
         capability_ask_owner,
         capability_unsupported,
         capability_prefers_capable_todo,
+        waiting_monitor_only,
+        focus_wait_monitor_only_polls,
     )
 }

@@ -195,6 +195,18 @@ EXPECTED: dict[str, tuple[str, str, str, str, str, bool, bool, str | None, str |
     "waiting_bound_to_other": ("waiting", "skip", "workspace", "wait", "quiet", False, False, None, None),
     "waiting_claimed_by_other": ("waiting", "skip", "workspace", "wait", "quiet", False, False, None, None),
     "waiting_excluded": ("waiting", "skip", "workspace", "wait", "quiet", False, False, None, None),
+    "waiting_monitor_only": ("waiting", "skip", "monitor", "wait", "quiet", False, False, None, None),
+    "focus_wait_monitor_only_polls": (
+        "focus_wait",
+        "observe",
+        "monitor",
+        "poll_evidence",
+        "monitor",
+        False,
+        True,
+        None,
+        None,
+    ),
     "waiting_not_due": ("waiting", "skip", "workspace", "wait", "quiet", False, False, None, None),
 }
 

@@ -182,13 +182,32 @@ def agent_register(
     host: Annotated[
         str | None, typer.Option("--host", help="Host surface it runs in, e.g. codex-app.")
     ] = None,
+    monitor_only: Annotated[
+        bool | None,
+        typer.Option(
+            "--monitor-only/--takes-work",
+            help="Only observe and poll, never take work (default: as recorded).",
+        ),
+    ] = None,
+    cadence_minutes: Annotated[
+        float | None,
+        typer.Option("--cadence-minutes", help="Its heartbeat's interval; silent for two is stalled."),
+    ] = None,
     fmt: JsonFormat = Format.json,
 ) -> None:
     """Register an agent, or replace its capabilities (idempotent)."""
     from loopx_core.ops.goals import register_agent
 
     with reporting(fmt):
-        entry = register_agent(store(ctx), agent_id, capability or [], now(), host=host)
+        entry = register_agent(
+            store(ctx),
+            agent_id,
+            capability or [],
+            now(),
+            host=host,
+            monitor_only=monitor_only,
+            cadence_minutes=cadence_minutes,
+        )
         emit(
             dump(entry),
             fmt,

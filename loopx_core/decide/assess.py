@@ -137,6 +137,9 @@ def _waiting(inputs: Inputs) -> Assessment | None:
         why = f"not due until {iso(due)} (min interval)"
         return Assessment("waiting", why, ("not_due",), "workspace", next_eligible_at=due)
     state = _state(inputs)
+    if inputs.agent is not None and inputs.agent.monitor_only:
+        why = "this agent is monitor-only: it observes and polls, never takes work"
+        return Assessment("waiting", why, ("monitor_only",), "monitor")
     if inputs.agent_id is None or scope.in_scope(state, inputs.agent_id, inputs.now):
         return None
     if not scope.open_agent_work(state):

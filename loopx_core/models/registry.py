@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from loopx_core.models.common import Id, StrictModel, Time
-from loopx_core.models.domain import Compute, MinutesOrZero, SlotMinutes, WindowHours
+from loopx_core.models.domain import Compute, Minutes, MinutesOrZero, SlotMinutes, WindowHours
 
 
 class QuotaPolicy(StrictModel):
@@ -42,6 +42,10 @@ class AgentEntry(StrictModel):
     agent_id: Id
     capabilities: list[str] = Field(default_factory=list)
     host: str | None = None
+    monitor_only: bool = False
+    """Observes and polls only: never takes a todo or a replan turn (seed 002)."""
+    cadence_minutes: Minutes | None = None
+    """How often its host's heartbeat runs; an agent silent for two cadences is stalled."""
     registered_at: Time
     updated_at: Time
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, get_type_hints
 
-from loopx_core.errors import ConflictError, NotFoundError, UsageError
+from loopx_core.errors import ConflictError, NotFoundError, SettlementError, UsageError
 from loopx_core.ids import check_id
 from loopx_core.models import SCHEMA_VERSION, AgentEntry, GoalEntry, GoalState, QuotaPolicy, Registry
-from loopx_core.models.domain import check
+from loopx_core.models.domain import Minutes, check, check_optional
 from loopx_core.store.files import FileStore
 
 
@@ -28,6 +28,19 @@ def require_agent(registry: Registry, agent_id: str) -> AgentEntry:
     if agent is None:
         raise NotFoundError(
             f"agent {agent_id!r} is not registered: run `loopx agent register --agent-id {agent_id}`"
+        )
+    return agent
+
+
+def require_worker(registry: Registry, agent_id: str) -> AgentEntry:
+    """The agent's entry if it may take work: a monitor-only agent is refused (permission_denied)."""
+    agent = require_agent(registry, agent_id)
+    if agent.monitor_only:
+        raise SettlementError(
+            "permission_denied",
+            f"agent {agent_id!r} is monitor-only: it observes and polls, never takes work "
+            f"(`loopx agent register --agent-id {agent_id} --takes-work` changes that)",
+            step="validation",
         )
     return agent
 
@@ -117,9 +130,15 @@ def register_agent(
     now: datetime,
     *,
     host: str | None = None,
+    monitor_only: bool | None = None,
+    cadence_minutes: float | None = None,
 ) -> AgentEntry:
-    """Register an agent or update its capabilities (registration is idempotent)."""
+    """Register an agent or update its capabilities (registration is idempotent).
+
+    `host`, `monitor_only` and `cadence_minutes` keep their recorded values unless given.
+    """
     check_id("agent", agent_id)
+    cadence = check_optional("--cadence-minutes", Minutes, cadence_minutes)
     caps = sorted({c.strip() for c in capabilities if c.strip()})
 
     def change(registry: Registry) -> AgentEntry:
@@ -128,6 +147,12 @@ def register_agent(
             agent_id=agent_id,
             capabilities=caps,
             host=host if host is not None else (existing.host if existing else None),
+            monitor_only=monitor_only
+            if monitor_only is not None
+            else bool(existing and existing.monitor_only),
+            cadence_minutes=cadence
+            if cadence is not None
+            else (existing.cadence_minutes if existing else None),
             registered_at=existing.registered_at if existing else now,
             updated_at=now,
         )

@@ -11,7 +11,7 @@ from loopx_core.ids import check_id
 from loopx_core.models import GoalState, Todo
 from loopx_core.models.domain import Minutes, Priority, check
 from loopx_core.models.identity import SettlementIdentity
-from loopx_core.ops.goals import require_agent, require_goal
+from loopx_core.ops.goals import require_goal, require_worker
 from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, lease_todo
 from loopx_core.store.files import FileStore
 
@@ -102,7 +102,7 @@ def claim_todo(
     an agent that may not take it gets `RefusedError` (exit 7).
     """
 
-    require_agent(store.read_registry(), agent_id)
+    require_worker(store.read_registry(), agent_id)
     check_id("todo", todo_id)
     lease_minutes = check("--lease-minutes", Minutes, lease_minutes)
     identity = SettlementIdentity(goal_id, agent_id, todo_id, turn_instance_id=f"lease-{now.timestamp():.0f}")

@@ -15,7 +15,7 @@ from loopx_core.kernel.results import BASE_PLAN, turn_result
 from loopx_core.models.domain import Minutes, check
 from loopx_core.models.identity import SettlementIdentity, replan_obligation_id, turn_instance_id
 from loopx_core.models.journal import TurnJournal
-from loopx_core.ops.goals import require_agent, require_goal
+from loopx_core.ops.goals import require_goal, require_worker
 from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, hold_lease, lease_lost, lease_todo
 from loopx_core.quota import compute_usage, lookback
 from loopx_core.settlement.runlog import run_id_for
@@ -41,7 +41,7 @@ def begin_turn(
     lease_minutes = check("--lease-minutes", Minutes, lease_minutes)
     registry = store.read_registry()
     goal = require_goal(registry, goal_id)
-    require_agent(registry, agent_id)
+    require_worker(registry, agent_id)
     if (todo_id is None) == (not replan):
         raise SettlementError(
             "invalid_identity", "a turn advances exactly one of --todo-id or --replan", step="begin"
