@@ -56,3 +56,22 @@ def test_generated_files(  # type: ignore[no-untyped-def]
     for rel in files:
         text = (target / rel).read_text().replace(str(tmp_path), "<TMP>")
         assert text == snapshot(name=rel.replace("/", "__"), extension_class=text_extension(rel)), rel
+
+
+def test_host_templates_extend_the_shared_parts_instead_of_copying_them() -> None:
+    """A host template repeats at most a line or two of a shared one (the provenance comment)."""
+    from tests.conftest import REPO
+
+    root = REPO / "templates/loopx_templates"
+    shared = {line.strip() for p in (root / "shared").rglob("*.j2") for line in p.read_text().splitlines()}
+    shared = {line for line in shared if len(line) >= 30}
+    copied = {
+        str(p.relative_to(root)): [line for line in p.read_text().splitlines() if line.strip() in shared]
+        for p in root.rglob("*.j2")
+        if "shared" not in p.parts and "scaffold" not in p.parts
+    }
+    assert copied and all(len(lines) <= 1 for lines in copied.values()), {
+        k: v for k, v in copied.items() if v
+    }
+    extends = (root / "claude-code/SKILL.md.j2").read_text()
+    assert '{% extends "shared/agents-skill/SKILL.md.j2" %}' in extends
