@@ -127,3 +127,50 @@ def test_hook_loopx_heartbeat_prompt() -> None:
         )
         is None
     )
+
+
+def _hint(cli: Cli, *extra: str) -> dict:  # type: ignore[type-arg]
+    return cli("quota", "should-run", "-g", "g", "-a", "builder", *extra).json()["scheduler_hint"]
+
+
+def test_a_failure_shows_in_the_next_packet_and_backs_off_until_an_ack(waiting: Cli) -> None:
+    first = _hint(waiting)
+    assert (first["ack_expected"], first["rrule_must_change"]) == (True, True)  # nothing applied yet
+    assert "failures" not in first
+    for n, retry in ((1, 2), (2, 4), (3, 8)):
+        assert (
+            waiting(
+                "quota", "scheduler-fail", "-g", "g", "-a", "builder", "--error", f"tool down {n}"
+            ).exit_code
+            == 0
+        )
+        hint = _hint(waiting)
+        assert (hint["failures"], hint["last_error"], hint["retry_in_minutes"]) == (
+            n,
+            f"tool down {n}",
+            retry,
+        )
+        assert hint["ack_expected"] is True
+    rrule, fingerprint = hint["recommended_rrule"], hint["fingerprint"]
+    ack = [
+        "quota",
+        "scheduler-ack",
+        "-g",
+        "g",
+        "-a",
+        "builder",
+        "--rrule",
+        rrule,
+        "--fingerprint",
+        fingerprint,
+    ]
+    assert waiting(*ack).exit_code == 0
+    after = _hint(waiting)
+    assert "failures" not in after  # the ack ended the run of failures
+    assert after["rrule_must_change"] is (after["recommended_rrule"] != rrule)
+
+
+def test_the_hosts_current_rrule_says_whether_it_must_change(waiting: Cli) -> None:
+    wanted = _hint(waiting)["recommended_rrule"]
+    assert _hint(waiting, "--current-rrule", wanted)["rrule_must_change"] is False
+    assert _hint(waiting, "--current-rrule", "FREQ=MINUTELY;INTERVAL=1")["rrule_must_change"] is True

@@ -19,6 +19,7 @@ _FAST_OPTIONS = {
     "--available-capability": "capability",
     "-c": "capability",
     "--surface": "surface",
+    "--current-rrule": "current_rrule",
     "--format": "format",
     "-f": "format",
     "--root": "root",
@@ -80,6 +81,7 @@ def main(argv: list[str] | None = None) -> None:
                 fast["capability"] or None,  # type: ignore[arg-type]
                 fast.get("surface"),  # type: ignore[arg-type]
                 fmt,
+                current_rrule=fast.get("current_rrule"),  # type: ignore[arg-type]
             )
         except Exception as error:  # the fast path's last line of defence against a traceback
             code = report_internal(error, fmt)

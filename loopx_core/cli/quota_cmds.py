@@ -25,6 +25,12 @@ def should_run(
     surface: Annotated[
         str | None, typer.Option("--surface", help="Host surface asking, e.g. codex-app.")
     ] = None,
+    current_rrule: Annotated[
+        str | None,
+        typer.Option(
+            "--current-rrule", help="The heartbeat's rrule as the host has it now (says if it must change)."
+        ),
+    ] = None,
     fmt: JsonFormat = Format.json,
 ) -> None:
     """Decide whether and what this agent should run now (read-only; prints the packet).
@@ -34,7 +40,9 @@ def should_run(
     from loopx_core.cli.should_run import run_should_run
 
     root = (ctx.find_root().obj or {}).get("root")
-    code = run_should_run(root, goal_id, agent_id, available_capability, surface, fmt)
+    code = run_should_run(
+        root, goal_id, agent_id, available_capability, surface, fmt, current_rrule=current_rrule
+    )
     raise typer.Exit(code)
 
 

@@ -19,6 +19,8 @@ def run_should_run(
     capabilities: list[str] | None,
     surface: str | None,
     fmt: Format,
+    *,
+    current_rrule: str | None = None,
 ) -> int:
     """Print the packet; exit 0, or 4 (state invalid) when the packet is `blocked_health`."""
     with reporting(fmt):
@@ -33,6 +35,7 @@ def run_should_run(
             now(),
             available_capabilities=tuple(capabilities) if capabilities else None,
             surface=surface,
+            current_rrule=current_rrule,
         )
         packet = build_packet(inputs, contributors=hint_contributors(surface))
         if fmt is Format.json:

@@ -36,6 +36,8 @@ class Inputs:
     """The asking agent's open turn journal (a `TurnJournal`), if it has one."""
     scheduler: Any = None
     """The asking agent's scheduler entry (`SchedulerEntry`): what the host last applied."""
+    current_rrule: str | None = None
+    """The heartbeat's rrule as the host reports it now (`--current-rrule`), if it said."""
 
     @property
     def capabilities_now(self) -> frozenset[str]:

@@ -283,15 +283,41 @@ def scheduler_hint(inputs: Inputs, a: Assessment, d: Decision, out: Fields) -> D
         unchanged = applied.unchanged_polls + 1
         minutes = min(BACKOFF_CAP_MIN, minutes * BACKOFF_FACTOR**unchanged)
         cadence = "backoff"
-    out["scheduler_hint"] = {
+    rrule = f"FREQ=MINUTELY;INTERVAL={minutes}" if minutes else None
+    hint: dict[str, Any] = {
         "action": action,
         "cadence_class": cadence,
-        "recommended_rrule": f"FREQ=MINUTELY;INTERVAL={minutes}" if minutes else None,
+        "recommended_rrule": rrule,
         "fingerprint": fingerprint,
         "unchanged_polls": unchanged,
         "unchanged_poll_backoff": {"factor": BACKOFF_FACTOR, "cap_minutes": BACKOFF_CAP_MIN},
     }
+    hint.update(_scheduler_truth(inputs, applied, action, rrule, fingerprint))
+    out["scheduler_hint"] = hint
     return d
+
+
+def _scheduler_truth(
+    inputs: Inputs, applied: Any, action: str, rrule: str | None, fingerprint: str
+) -> dict[str, Any]:
+    """What the host last reported against what this packet asks: an ack still owed, a failure.
+
+    `rrule_must_change` compares with the rrule the host runs now (`--current-rrule`, else the
+    one it last acked); after `scheduler-fail` the hint carries the failure count, the last
+    error and when to retry, backing off by doubling up to the cap.
+    """
+    current = inputs.current_rrule or (applied.applied_rrule if applied is not None else None)
+    paused_now = applied is not None and applied.paused and inputs.current_rrule is None
+    wanted_pause = action == "pause"
+    must_change = (not paused_now if wanted_pause else current != rrule) if (current or paused_now) else True
+    failed = applied is not None and applied.failures > 0
+    acked_this = applied is not None and applied.fingerprint == fingerprint and not failed
+    truth: dict[str, Any] = {"rrule_must_change": must_change, "ack_expected": must_change or not acked_this}
+    if failed:
+        truth["failures"] = applied.failures
+        truth["last_error"] = (applied.last_error or "")[:160]
+        truth["retry_in_minutes"] = min(BACKOFF_CAP_MIN, 2 ** min(applied.failures, 10))
+    return truth
 
 
 def _fingerprint(inputs: Inputs, a: Assessment, d: Decision) -> str:

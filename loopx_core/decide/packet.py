@@ -31,12 +31,20 @@ def load_inputs(
     *,
     available_capabilities: tuple[str, ...] | None = None,
     surface: str | None = None,
+    current_rrule: str | None = None,
 ) -> Inputs:
     """Read registry, goal state and the ledger tail; a broken file becomes `health_error`."""
     check_id("goal", goal_id)
     if agent_id is not None:
         check_id("agent", agent_id)
-    base = Inputs(goal_id, agent_id, now, available_capabilities=available_capabilities, surface=surface)
+    base = Inputs(
+        goal_id,
+        agent_id,
+        now,
+        available_capabilities=available_capabilities,
+        surface=surface,
+        current_rrule=(current_rrule or "").strip()[:200] or None,
+    )
     try:
         registry = store.read_registry()
     except StateInvalidError as exc:

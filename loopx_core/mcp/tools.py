@@ -29,6 +29,7 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         agent_id: Id,
         available_capabilities: list[str] | None = None,
         surface: str | None = None,
+        current_rrule: str | None = None,
     ) -> dict[str, Any]:
         """Decide whether and what this agent should run now (read-only): the should-run packet."""
         from loopx_core.cli.should_run import hint_contributors
@@ -41,6 +42,7 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
             now(),
             available_capabilities=tuple(available_capabilities) if available_capabilities else None,
             surface=surface,
+            current_rrule=current_rrule,
         )
         return build_packet(inputs, contributors=hint_contributors(surface))
 

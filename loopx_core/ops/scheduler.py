@@ -67,13 +67,13 @@ def ack(
         same = fingerprint is not None and fingerprint == e.fingerprint
         e.unchanged_polls = e.unchanged_polls + 1 if same else 0
         e.applied_rrule, e.paused, e.fingerprint, e.acked_at = rrule, pause, fingerprint, now
-        e.last_error = None
+        e.last_error, e.failures = None, 0  # a successful ack ends a run of failures
 
     return _update(store, goal_id, agent_id, change)
 
 
 def fail(store: FileStore, goal_id: str, agent_id: str, now: datetime, *, error: str) -> SchedulerEntry:
-    """The host could not apply the recommended rrule."""
+    """The host could not apply the recommended rrule (failures count until the next ack)."""
     if not error.strip():
         raise UsageError("--error must say what failed")
 
