@@ -40,7 +40,7 @@ def test_should_run_packet_through_the_lens(project: Project, name: str) -> None
     assert turn.interpretation.capability_action == (packet.get("capability_gate") or {}).get("action")
     actions = tuple(packet["interaction_contract"]["cli_channel"]["next_cli_actions"])
     assert turn.next_effect.cli_actions == actions
-    assert turn.next_effect.execution_mode == ("serial" if len(actions) > 1 else None)
+    assert turn.next_effect.execution_mode is None  # no packet declares one: the lens invents none
     assert turn.next_effect.scheduler_action == packet["scheduler_hint"]["action"]
     for action in actions:  # the Markdown a person reads is rendered from EffectNext
         assert f"`{action}`" in packet_markdown(packet)
@@ -118,3 +118,11 @@ def test_journal_interpretation_grants_no_authority(tmp_path) -> None:  # type: 
     assert other.observation.decision == "replay_blocked" and other.request.context["violations"] == (
         "owner_mismatch",
     )
+
+
+def test_a_declared_execution_mode_is_read_and_an_unknown_one_is_not_invented() -> None:
+    base = {"decision": "run", "should_run": True, "effective_action": "work_todo", "recommended_action": "x"}
+    for declared, read in (("parallel", "parallel"), ("serial", "serial"), ("bogus", None), (None, None)):
+        cli = {"next_cli_actions": ["loopx a", "loopx b"], "execution_mode": declared}
+        packet = {**base, "interaction_contract": {"cli_channel": cli}}
+        assert interpret_quota_should_run_packet(packet).next_effect.execution_mode == read

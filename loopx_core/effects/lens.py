@@ -128,7 +128,8 @@ def interpret_quota_should_run_packet(packet: Mapping[str, Any]) -> EffectTurn:
     interaction = packet.get("interaction_contract") or {}
     scheduler = packet.get("scheduler_hint") or {}
     gate = packet.get("capability_gate") or {}
-    actions = tuple((interaction.get("cli_channel") or {}).get("next_cli_actions") or ())
+    cli = interaction.get("cli_channel") or {}
+    actions = tuple(cli.get("next_cli_actions") or ())
     return EffectTurn(
         request=EffectRequest(
             kind="quota_should_run",
@@ -153,7 +154,7 @@ def interpret_quota_should_run_packet(packet: Mapping[str, Any]) -> EffectTurn:
         ),
         next_effect=EffectNext(
             cli_actions=actions,
-            execution_mode="serial" if len(actions) > 1 else None,
+            execution_mode=_declared_mode(cli),
             scheduler_action=scheduler.get("action"),
             cadence_class=scheduler.get("cadence_class"),
             ack_cli_args=_hints(scheduler, "ack_hint"),
@@ -197,8 +198,14 @@ def interpret_turn_result_packet(packet: Mapping[str, Any]) -> EffectTurn:
             effective_action=packet.get("next_phase") or ("settled" if status == "committed" else status),
             recommended_action=packet.get("summary", ""),
         ),
-        next_effect=EffectNext(cli_actions=actions, execution_mode="serial" if len(actions) > 1 else None),
+        next_effect=EffectNext(cli_actions=actions, execution_mode=_declared_mode(packet)),
     )
+
+
+def _declared_mode(section: Mapping[str, Any]) -> ExecutionMode | None:
+    """The execution mode the packet declares, or None: the lens never invents one (seed 001)."""
+    mode = section.get("execution_mode")
+    return mode if mode in ("serial", "parallel", "interleaved") else None
 
 
 def interpret_turn_journal(journal: Any, *, goal_id: str, agent_id: str, turn_key: str) -> EffectTurn:
