@@ -43,8 +43,10 @@ ALLOWED: dict[tuple[str, ...], frozenset[int]] = {
 }
 """The exit codes each command may end with when nothing races (docs/cli.md); any other fails."""
 
-RACING: dict[tuple[str, ...], frozenset[int]] = {("turn", "begin"): frozenset({5})}
-"""What another agent ticking at the same time adds: a begin can lose the todo's lease CAS."""
+RACING: dict[tuple[str, ...], frozenset[int]] = {("turn", "begin"): frozenset({5, 16})}
+"""What another agent ticking at the same time adds: a begin can lose the todo's lease CAS (5),
+or come from a packet gone stale because the other agent finished that todo meanwhile (16,
+permission_denied: status_done)."""
 
 CLOSEOUT_REFUSED = 18
 """`todo complete --no-follow-up` while another todo is still open: complete it without."""

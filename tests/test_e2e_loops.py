@@ -149,7 +149,14 @@ def test_stops_when_throttled_paused_or_gated_and_resumes(tmp_path: Path, ticker
         codex_owner_resumes(sim, "builder")
     assert ticker(sim, "builder")
     gates.open_gate(store, "g", "Approve the API change", T0, gate_id="api")
+    if protocol == "codex-app":  # the App's automation tool fails once: the agent reports it instead
+        assert not ticker(sim, "builder", fail_update="the automation tool timed out")
+        assert sim.steps[-1].args[:2] == ["quota", "scheduler-fail"]
     assert not ticker(sim, "builder") and sim.should_run("builder")["quota"]["state"] == "operator_gate"
+    if protocol == "codex-app":  # the next heartbeat applied the gate's slower rrule and acked it
+        ack = sim.steps[-1].args
+        assert ack[:2] == ["quota", "scheduler-ack"]
+        assert codex_automation(sim, sim.hosts["builder"])[1]["rrule"] == ack[ack.index("--rrule") + 1]
     gates.resolve_gate(store, "g", "api", T0, resolution="approved")
     assert ticker(sim, "builder")
     assert_exactly_once(sim, 4)
@@ -184,9 +191,7 @@ def test_two_agents_tick_concurrently_and_never_share_a_todo(tmp_path: Path, pro
     # the ticks really ran at the same time: in every round the two agents' intervals overlap
     assert all(max(s for s, _ in r) < min(e for _, e in r) for r in rounds), rounds
     lost = [s for s in sim.steps if s.code != 0]
-    assert all(
-        s.args[:2] == ["turn", "begin"] and s.code == 5 for s in lost if "--no-follow-up" not in s.args
-    )
+    assert all(s.args[:2] == ["turn", "begin"] for s in lost if "--no-follow-up" not in s.args), lost
     print(
         f"{protocol}: {len(rounds)} rounds, {len(agents)} agents, {count} todos, {len(sim.spends())} spends, "
         f"{len(lost)} begins lost to the other agent, worked by {Counter(a for a, _ in sim.worked)}"
