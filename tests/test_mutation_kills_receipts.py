@@ -1,0 +1,86 @@
+"""Mutants of loopx_core/store/receipts.py that the in-process suite let live (docs/testing.md).
+
+Retries found their receipt only in subprocess tests, which mutants never reach: here the same
+promises run in-process. A retried spend or void answers the first event; an index that is
+damaged, stale or points at the wrong line is rebuilt from the ledger; one written by another
+loopx (another schema version) is refused and left byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from loopx_core.errors import SchemaUnsupportedError
+from loopx_core.ops import goals, spend
+from tests.conftest import T0, Project
+
+
+@pytest.fixture
+def goal(project: Project) -> Project:
+    """Goal `g`, agent `builder`, and two spends bound to turns t-1 and t-2."""
+    goals.add_goal(project.store, "g", "Objective", T0)
+    goals.register_agent(project.store, "builder", [], T0)
+    spend.spend(project.store, "g", "builder", T0, slots=1, turn_instance_id="t-1")
+    spend.spend(project.store, "g", "builder", T0, slots=2, turn_instance_id="t-2")
+    return project
+
+
+def ledger_lines(project: Project) -> list[dict[str, object]]:
+    """The goal's ledger, parsed."""
+    return [json.loads(line) for line in project.store.ledger_path("g").read_text().splitlines()]
+
+
+def test_a_retried_spend_answers_the_first_event(goal: Project) -> None:
+    first = goal.store.spend_receipt("g", "t-2")
+    assert first is not None and (first.event_id, first.slots) == ("ev-2", 2)
+    again = spend.spend(goal.store, "g", "builder", goal.at(90), slots=5, turn_instance_id="t-2")
+    assert again.replayed and again.event == first
+    assert len(ledger_lines(goal)) == 2
+    assert goal.store.spend_receipt("g", "t-3") is None
+
+
+def test_a_retried_void_answers_the_first_void(goal: Project) -> None:
+    assert goal.store.void_receipt("g", "ev-1") is None
+    voided = spend.void(goal.store, "g", "ev-1", goal.at(1))
+    assert not voided.replayed and voided.event.voids_event_id == "ev-1"
+    again = spend.void(goal.store, "g", "ev-1", goal.at(2))
+    assert again.replayed and again.event == voided.event
+    assert goal.store.void_receipt("g", "ev-1") == voided.event
+    assert goal.store.void_receipt("g", "ev-2") is None
+    assert [e["kind"] for e in ledger_lines(goal)] == ["spend", "spend", "void"]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"",
+        b"{not json",
+        b"[1, 2]",
+        b'{"schema_version": 1, "ledger_offset": -5}',
+        b'{"schema_version": 1, "ledger_offset": 0, "spends": {"t-2": 0}}',  # points at t-1's line
+        b'{"schema_version": 1, "ledger_offset": 999999}',  # past the end: the ledger was replaced
+    ],
+    ids=["empty", "not-json", "not-object", "negative-offset", "wrong-line", "past-the-end"],
+)
+def test_a_damaged_or_stale_index_is_rebuilt_from_the_ledger(goal: Project, damage: bytes) -> None:
+    goal.store.receipts_path("g").write_bytes(damage)
+    found = goal.store.spend_receipt("g", "t-2")
+    assert found is not None and (found.event_id, found.turn_instance_id) == ("ev-2", "t-2")
+    rebuilt = json.loads(goal.store.receipts_path("g").read_text())
+    assert rebuilt["schema_version"] == 1
+    assert rebuilt["ledger_offset"] == goal.store.ledger_path("g").stat().st_size
+    first_line = goal.store.ledger_path("g").read_bytes().index(b"\n") + 1
+    assert rebuilt["spends"] == {"t-1": 0, "t-2": first_line}
+
+
+@pytest.mark.parametrize("version", [2, "1", None])
+def test_an_index_of_another_schema_is_refused_and_left_unchanged(goal: Project, version: object) -> None:
+    body = {"ledger_offset": 0} if version is None else {"schema_version": version, "ledger_offset": 0}
+    path = goal.store.receipts_path("g")
+    path.write_text(json.dumps(body))
+    before = path.read_bytes()
+    with pytest.raises(SchemaUnsupportedError):
+        goal.store.spend_receipt("g", "t-1")
+    assert path.read_bytes() == before
