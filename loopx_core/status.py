@@ -9,7 +9,7 @@ from loopx_core.clock import iso
 from loopx_core.decide.assess import assess
 from loopx_core.decide.packet import load_inputs
 from loopx_core.quota import ATTENTION_ORDER
-from loopx_core.store.files import FileStore
+from loopx_core.store.base import Store
 
 WHO_ACTS = {
     "blocked_health": "owner",
@@ -22,7 +22,7 @@ WHO_ACTS = {
 }
 
 
-def attention(store: FileStore, now: datetime) -> list[dict[str, Any]]:
+def attention(store: Store, now: datetime) -> list[dict[str, Any]]:
     """One row per goal, in attention order (blocked_health first, paused last)."""
     registry = store.read_registry()
     rows = []

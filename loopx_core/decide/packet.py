@@ -15,7 +15,7 @@ from loopx_core.ids import check_id
 from loopx_core.kernel.algebra import build_plan
 from loopx_core.models.identity import SettlementIdentity
 from loopx_core.quota import compute_usage, lookback
-from loopx_core.store.files import FileStore
+from loopx_core.store.base import Store
 
 PACKET_SCHEMA = "loopx_quota_should_run_v1"
 
@@ -24,7 +24,7 @@ HintContributor = Callable[[Packet], None]
 
 
 def load_inputs(
-    store: FileStore,
+    store: Store,
     goal_id: str,
     agent_id: str | None,
     now: datetime,
@@ -81,9 +81,9 @@ def load_inputs(
     )
 
 
-def _scheduler(store: FileStore, goal_id: str, agent_id: str | None) -> Any:
+def _scheduler(store: Store, goal_id: str, agent_id: str | None) -> Any:
     """The agent's scheduler entry; an unreadable one only costs the backoff, never the decision."""
-    if agent_id is None or not store.scheduler_path(goal_id).exists():
+    if agent_id is None:
         return None
     try:
         return store.read_scheduler(goal_id).agents.get(agent_id)

@@ -9,11 +9,11 @@ from loopx_core.ids import check_id
 from loopx_core.models import Gate, GoalState, WaitingOn
 from loopx_core.models.domain import InputTime, Minutes, Time, check, check_optional
 from loopx_core.ops.goals import require_goal
-from loopx_core.store.files import FileStore
+from loopx_core.store.base import Store
 
 
 def open_gate(
-    store: FileStore,
+    store: Store,
     goal_id: str,
     title: str,
     now: datetime,
@@ -42,7 +42,7 @@ def open_gate(
 
 
 def resolve_gate(
-    store: FileStore, goal_id: str, gate_id: str, now: datetime, *, resolution: str | None = None
+    store: Store, goal_id: str, gate_id: str, now: datetime, *, resolution: str | None = None
 ) -> Gate:
     """Resolve an open gate (resolving a resolved gate changes nothing)."""
     check_id("goal", goal_id)
@@ -62,7 +62,7 @@ def resolve_gate(
 
 
 def focus_wait(
-    store: FileStore,
+    store: Store,
     goal_id: str,
     reason: str,
     now: datetime,
@@ -98,7 +98,7 @@ def focus_wait(
     return store.update_goal(goal_id, change)
 
 
-def focus_poll(store: FileStore, goal_id: str, now: datetime) -> WaitingOn:
+def focus_poll(store: Store, goal_id: str, now: datetime) -> WaitingOn:
     """Record a monitor poll that found nothing yet (the next poll is due one cadence later)."""
     check_id("goal", goal_id)
 
@@ -111,7 +111,7 @@ def focus_poll(store: FileStore, goal_id: str, now: datetime) -> WaitingOn:
     return store.update_goal(goal_id, change)
 
 
-def focus_clear(store: FileStore, goal_id: str, *, evidence: str | None = None) -> WaitingOn | None:
+def focus_clear(store: Store, goal_id: str, *, evidence: str | None = None) -> WaitingOn | None:
     """End the focus wait (keeping the evidence that ended it); clearing twice is harmless."""
     check_id("goal", goal_id)
 

@@ -9,7 +9,7 @@ from loopx_core.errors import ConflictError, NotFoundError, SettlementError, Usa
 from loopx_core.ids import check_id
 from loopx_core.models import SCHEMA_VERSION, AgentEntry, GoalEntry, GoalState, QuotaPolicy, Registry
 from loopx_core.models.domain import Minutes, check, check_optional
-from loopx_core.store.files import FileStore
+from loopx_core.store.base import Store
 
 
 def require_goal(registry: Registry, goal_id: str) -> GoalEntry:
@@ -56,7 +56,7 @@ def policy_from(base: QuotaPolicy, **changes: float | None) -> QuotaPolicy:
 
 
 def add_goal(
-    store: FileStore, goal_id: str, objective: str, now: datetime, **quota: float | None
+    store: Store, goal_id: str, objective: str, now: datetime, **quota: float | None
 ) -> GoalEntry:
     """Create a goal: its registry entry and an empty state."""
     check_id("goal", goal_id)
@@ -82,7 +82,7 @@ def add_goal(
 
 
 def configure_goal(
-    store: FileStore,
+    store: Store,
     goal_id: str,
     now: datetime,
     *,
@@ -104,7 +104,7 @@ def configure_goal(
     return store.update_registry(change)
 
 
-def set_goal_status(store: FileStore, goal_id: str, status: str, now: datetime) -> GoalEntry:
+def set_goal_status(store: Store, goal_id: str, status: str, now: datetime) -> GoalEntry:
     """Stop (hard pause) or resume a goal."""
 
     def change(registry: Registry) -> GoalEntry:
@@ -116,7 +116,7 @@ def set_goal_status(store: FileStore, goal_id: str, status: str, now: datetime) 
     return store.update_registry(change)
 
 
-def show_goal(store: FileStore, goal_id: str) -> dict[str, Any]:
+def show_goal(store: Store, goal_id: str) -> dict[str, Any]:
     """A goal's registry entry and state, as JSON data."""
     goal = require_goal(store.read_registry(), goal_id)
     state = store.read_goal(goal_id)
@@ -124,7 +124,7 @@ def show_goal(store: FileStore, goal_id: str) -> dict[str, Any]:
 
 
 def register_agent(
-    store: FileStore,
+    store: Store,
     agent_id: str,
     capabilities: list[str],
     now: datetime,

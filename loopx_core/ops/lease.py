@@ -15,7 +15,7 @@ from loopx_core.errors import ConflictError, NotFoundError
 from loopx_core.kernel.algebra import FailureKind, SettlementReceipt, SettlementResult, Step, compose
 from loopx_core.models import GoalState, Todo
 from loopx_core.models.identity import SettlementIdentity
-from loopx_core.store.files import FileStore
+from loopx_core.store.base import Store
 
 DEFAULT_LEASE_MINUTES = 30.0
 """A todo lease's length unless the claim or turn says otherwise."""
@@ -95,7 +95,7 @@ def lease_lost(state: GoalState, identity: SettlementIdentity, *, done_is_held: 
 
 
 def hold_lease(
-    store: FileStore, identity: SettlementIdentity, now: datetime, *, lease_minutes: float
+    store: Store, identity: SettlementIdentity, now: datetime, *, lease_minutes: float
 ) -> tuple[FailureKind, str] | None:
     """Renew the turn's todo lease to `now + lease_minutes`, or say why it is lost."""
     if identity.todo_id is None:
@@ -120,7 +120,7 @@ def hold_lease(
 
 
 def lease_todo(
-    store: FileStore, identity: SettlementIdentity, now: datetime, *, lease_minutes: float
+    store: Store, identity: SettlementIdentity, now: datetime, *, lease_minutes: float
 ) -> SettlementResult:
     """Validate and write the lease by compare-and-swap; a failed validation writes nothing."""
 

@@ -15,6 +15,7 @@ from loopx_core.errors import UsageError
 from loopx_core.ids import check_id
 from loopx_core.models.scheduler import SchedulerEntry, SchedulerState
 from loopx_core.ops.goals import require_agent, require_goal
+from loopx_core.store.base import Store
 from loopx_core.store.files import FileStore
 
 
@@ -23,17 +24,17 @@ def path(store: FileStore, goal_id: str) -> Path:
     return store.scheduler_path(goal_id)
 
 
-def read(store: FileStore, goal_id: str) -> SchedulerState:
+def read(store: Store, goal_id: str) -> SchedulerState:
     """The scheduler state (empty if none was reported yet)."""
     return store.read_scheduler(goal_id)
 
 
-def entry(store: FileStore, goal_id: str, agent_id: str) -> SchedulerEntry | None:
+def entry(store: Store, goal_id: str, agent_id: str) -> SchedulerEntry | None:
     """One agent's entry, if it has reported anything."""
     return read(store, goal_id).agents.get(agent_id)
 
 
-def _update(store: FileStore, goal_id: str, agent_id: str, change) -> SchedulerEntry:  # type: ignore[no-untyped-def]
+def _update(store: Store, goal_id: str, agent_id: str, change) -> SchedulerEntry:  # type: ignore[no-untyped-def]
     registry = store.read_registry()
     require_goal(registry, goal_id)
     require_agent(registry, agent_id)
@@ -46,7 +47,7 @@ def _update(store: FileStore, goal_id: str, agent_id: str, change) -> SchedulerE
 
 
 def ack(
-    store: FileStore,
+    store: Store,
     goal_id: str,
     agent_id: str,
     now: datetime,
@@ -72,7 +73,7 @@ def ack(
     return _update(store, goal_id, agent_id, change)
 
 
-def fail(store: FileStore, goal_id: str, agent_id: str, now: datetime, *, error: str) -> SchedulerEntry:
+def fail(store: Store, goal_id: str, agent_id: str, now: datetime, *, error: str) -> SchedulerEntry:
     """The host could not apply the recommended rrule (failures count until the next ack)."""
     if not error.strip():
         raise UsageError("--error must say what failed")

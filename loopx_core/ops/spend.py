@@ -12,7 +12,7 @@ from loopx_core.models import SCHEMA_VERSION, LedgerEvent
 from loopx_core.models.domain import MinutesOrZero, Slots, check_optional
 from loopx_core.ops.goals import require_agent, require_goal
 from loopx_core.quota import charge_slots, compute_usage, lookback
-from loopx_core.store.files import FileStore
+from loopx_core.store.base import Store
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class _AlreadyRecorded(Exception):
 
 
 def spend(
-    store: FileStore,
+    store: Store,
     goal_id: str,
     agent_id: str,
     now: datetime,
@@ -92,7 +92,7 @@ def spend(
 
 
 def _duration(
-    store: FileStore,
+    store: Store,
     goal_id: str,
     agent_id: str,
     todo_id: str | None,
@@ -114,7 +114,7 @@ def _duration(
 
 
 def void(
-    store: FileStore, goal_id: str, event_id: str, now: datetime, *, reason: str | None = None
+    store: Store, goal_id: str, event_id: str, now: datetime, *, reason: str | None = None
 ) -> SpendResult:
     """Void an earlier spend (its slots no longer count); voiding twice returns the first void."""
     require_goal(store.read_registry(), goal_id)
@@ -157,7 +157,7 @@ def void(
         return SpendResult(found.event, replayed=True)
 
 
-def quota_status(store: FileStore, goal_id: str, now: datetime) -> dict[str, Any]:
+def quota_status(store: Store, goal_id: str, now: datetime) -> dict[str, Any]:
     """The goal's policy and usage now, as JSON data."""
     goal = require_goal(store.read_registry(), goal_id)
     usage = compute_usage(goal.quota, store.ledger_since(goal_id, now - lookback(goal.quota)), now)

@@ -13,7 +13,7 @@ from loopx_core.models.domain import Minutes, Priority, check
 from loopx_core.models.identity import SettlementIdentity
 from loopx_core.ops.goals import require_goal, require_worker
 from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, lease_todo
-from loopx_core.store.files import FileStore
+from loopx_core.store.base import Store
 
 
 def require_todo(state: GoalState, todo_id: str) -> Todo:
@@ -26,7 +26,7 @@ def require_todo(state: GoalState, todo_id: str) -> Todo:
 
 
 def add_todo(
-    store: FileStore,
+    store: Store,
     goal_id: str,
     title: str,
     now: datetime,
@@ -80,7 +80,7 @@ def add_todo(
     return store.update_goal(goal_id, change)
 
 
-def list_todos(store: FileStore, goal_id: str, *, status: str | None = None) -> list[Todo]:
+def list_todos(store: Store, goal_id: str, *, status: str | None = None) -> list[Todo]:
     """The goal's todos in run order, optionally only those of one status."""
     state = store.read_goal(goal_id)
     todos = scope.ordered(state.todos)
@@ -88,7 +88,7 @@ def list_todos(store: FileStore, goal_id: str, *, status: str | None = None) -> 
 
 
 def claim_todo(
-    store: FileStore,
+    store: Store,
     goal_id: str,
     todo_id: str,
     agent_id: str,
@@ -114,7 +114,7 @@ def claim_todo(
     return todo
 
 
-def release_todo(store: FileStore, goal_id: str, todo_id: str, agent_id: str, now: datetime) -> Todo:
+def release_todo(store: Store, goal_id: str, todo_id: str, agent_id: str, now: datetime) -> Todo:
     """Give the lease back; only its holder may."""
     check_id("goal", goal_id)
     check_id("todo", todo_id)
@@ -131,7 +131,7 @@ def release_todo(store: FileStore, goal_id: str, todo_id: str, agent_id: str, no
 
 
 def complete_todo(
-    store: FileStore,
+    store: Store,
     goal_id: str,
     todo_id: str,
     now: datetime,
@@ -161,7 +161,7 @@ def complete_todo(
     return store.update_goal(goal_id, change)
 
 
-def block_todo(store: FileStore, goal_id: str, todo_id: str, reason: str, now: datetime) -> Todo:
+def block_todo(store: Store, goal_id: str, todo_id: str, reason: str, now: datetime) -> Todo:
     """Mark a todo blocked (its lease, if any, is dropped)."""
     check_id("goal", goal_id)
     check_id("todo", todo_id)

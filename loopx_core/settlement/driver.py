@@ -26,7 +26,7 @@ from loopx_core.ops.lease import hold_lease
 from loopx_core.ops.todos import complete_todo
 from loopx_core.settlement.steps import TurnContext, release_turn
 from loopx_core.settlement.turns import begin_turn, mark_failed, reopen, settle
-from loopx_core.store.files import FileStore
+from loopx_core.store.base import Store
 
 HOST_OUTPUT_TAIL = 2000
 
@@ -45,7 +45,7 @@ class DriverOptions:
 
 
 def run_once(
-    store: FileStore, goal_id: str, agent_id: str, options: DriverOptions, clock: Callable[[], datetime]
+    store: Store, goal_id: str, agent_id: str, options: DriverOptions, clock: Callable[[], datetime]
 ) -> dict[str, Any]:
     """Run (or resume) one governed turn; returns the turn result packet (or the skip packet)."""
     state = store.read_goal(goal_id)
@@ -197,7 +197,7 @@ def _journal(
     fault.point("after", phase)
 
 
-def _finish_todo(store: FileStore, journal: Any, now: datetime) -> None:
+def _finish_todo(store: Store, journal: Any, now: datetime) -> None:
     """After a settled todo turn without closeout, the todo is done (ordinary todo lifecycle)."""
 
     todo_id = journal.identity.get("todo_id")

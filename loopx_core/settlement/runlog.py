@@ -7,7 +7,7 @@ from typing import Any
 
 from loopx_core.clock import iso
 from loopx_core.models.runs import RunIndexEntry
-from loopx_core.store.files import FileStore
+from loopx_core.store.base import Store
 
 
 def run_id_for(effect_id: str) -> str:
@@ -15,7 +15,7 @@ def run_id_for(effect_id: str) -> str:
     return f"run-{effect_id[:16]}"
 
 
-def write_run(store: FileStore, record: dict[str, Any], at: datetime) -> None:
+def write_run(store: Store, record: dict[str, Any], at: datetime) -> None:
     """Store the run record (JSON and Markdown) and index it in the history once (goal lock held)."""
     entry = RunIndexEntry(
         schema_version=1,

@@ -22,7 +22,7 @@ from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, hold_lease, lease_lost
 from loopx_core.ops.spend import spend
 from loopx_core.quota import charge_slots, compute_usage, lookback
 from loopx_core.settlement import runlog
-from loopx_core.store.files import FileStore
+from loopx_core.store.base import Store
 
 Outcome = tuple[dict[str, Any], str | None] | tuple[FailureKind, str]
 """A performed step's (receipt detail, visible effect), or a (failure kind, message)."""
@@ -32,7 +32,7 @@ Outcome = tuple[dict[str, Any], str | None] | tuple[FailureKind, str]
 class TurnContext:
     """Who settles which turn, when, and with what (the arguments of the CLI commands)."""
 
-    store: FileStore
+    store: Store
     goal_id: str
     agent_id: str
     turn_key: str
@@ -115,7 +115,7 @@ def journal_step(ctx: TurnContext, kind: StepKind, perform: Callable[[TurnJourna
     return step
 
 
-def commit(store: FileStore, journal: TurnJournal, *, release: bool = True) -> None:
+def commit(store: Store, journal: TurnJournal, *, release: bool = True) -> None:
     """Mark the journal committed and (unless told not to) release the agent's open-turn slot."""
     journal.status = "committed"
     journal.failure = None
@@ -123,7 +123,7 @@ def commit(store: FileStore, journal: TurnJournal, *, release: bool = True) -> N
         release_turn(store, journal)
 
 
-def release_turn(store: FileStore, journal: TurnJournal) -> None:
+def release_turn(store: Store, journal: TurnJournal) -> None:
     """Free the agent's open-turn slot if it still names this turn."""
 
     def clear(state: Any) -> None:

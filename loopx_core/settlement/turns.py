@@ -20,11 +20,11 @@ from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, hold_lease, lease_lost, 
 from loopx_core.quota import compute_usage, lookback
 from loopx_core.settlement.runlog import run_id_for
 from loopx_core.settlement.steps import STEP_BUILDERS, TurnContext, guard
-from loopx_core.store.files import FileStore
+from loopx_core.store.base import Store
 
 
 def begin_turn(
-    store: FileStore,
+    store: Store,
     goal_id: str,
     agent_id: str,
     now: datetime,
@@ -92,7 +92,7 @@ def begin_turn(
         return journal, False
 
 
-def _existing(store: FileStore, goal_id: str, agent_id: str, key: str, todo_id: str | None) -> TurnJournal:
+def _existing(store: Store, goal_id: str, agent_id: str, key: str, todo_id: str | None) -> TurnJournal:
     """The agent's open turn, if it is for the same subject (a retried begin); else a refusal."""
     try:
         journal = store.read_journal(goal_id, key)
@@ -139,7 +139,7 @@ def record_host_phases(
 
 
 def cancel_turn(
-    store: FileStore, goal_id: str, agent_id: str, turn_key: str, now: datetime, reason: str | None
+    store: Store, goal_id: str, agent_id: str, turn_key: str, now: datetime, reason: str | None
 ) -> TurnJournal | None:
     """Stop an open turn: its journal stays as a tombstone; its todo lease is released.
 
@@ -189,7 +189,7 @@ def cancel_turn(
 
 
 def renew_turn_lease(
-    store: FileStore,
+    store: Store,
     goal_id: str,
     agent_id: str,
     turn_key: str,
@@ -224,7 +224,7 @@ def renew_turn_lease(
         return todo.model_dump(mode="json", exclude_none=True) if todo else None
 
 
-def mark_failed(store: FileStore, journal: TurnJournal, failure: dict[str, str], now: datetime) -> None:
+def mark_failed(store: Store, journal: TurnJournal, failure: dict[str, str], now: datetime) -> None:
     """The driver's record of a failed phase: the journal becomes a `failed` tombstone until retried."""
     with store.goal_lock(journal.goal_id):
         current = store.read_journal(journal.goal_id, journal.turn_key)
@@ -234,7 +234,7 @@ def mark_failed(store: FileStore, journal: TurnJournal, failure: dict[str, str],
         store.write_journal(current)
 
 
-def reopen(store: FileStore, journal: TurnJournal, now: datetime) -> TurnJournal:
+def reopen(store: Store, journal: TurnJournal, now: datetime) -> TurnJournal:
     """Retry a failed journal: back to `open`, committed phases kept (they replay)."""
     with store.goal_lock(journal.goal_id):
         current = store.read_journal(journal.goal_id, journal.turn_key)

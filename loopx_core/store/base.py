@@ -1,9 +1,9 @@
 """The store interface: everything the engine, settlement, ops, the MCP server and hooks need.
 
-`FileStore` (files under `.loopx/`) is the embedded default. A second implementation (a
-shared server-backed store for teams on several machines) implements exactly this protocol
-and passes the same contract tests. Every write is atomic; `update_*` and `append_event`
-serialise per goal (the registry has its own lock); `goal_lock` is re-entrant in the
+`FileStore` (files under `.loopx/`) is the embedded default; `PostgresStore` (one
+PostgreSQL database shared by several machines) implements exactly this protocol and passes
+the same contract tests (tests/test_store_contract.py); `choice.open_store` picks one.
+Every write is atomic; `update_*` and `append_event` serialise per goal (the registry has its own lock); `goal_lock` is re-entrant in the
 holding thread and exclusive against every other thread and process.
 """
 
@@ -28,6 +28,8 @@ class Store(Protocol):
 
     root: Path
     """The project folder (commands a turn runs start there)."""
+    label: str
+    """The store as packets and `loopx status` name it: `files`, or a redacted DSN."""
 
     # -- lifecycle
     def is_initialized(self) -> bool:

@@ -42,6 +42,9 @@ def find_root(explicit: str | os.PathLike[str] | None = None, *, cwd: Path | Non
 class FileStore:
     """Registry, goal states and ledgers as files; every write atomic and locked."""
 
+    label = "files"
+    """The store as packets and `loopx status` name it."""
+
     def __init__(self, root: Path) -> None:
         self.root = root
         self.state_dir = root / STATE_DIR

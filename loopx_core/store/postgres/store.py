@@ -1,0 +1,444 @@
+"""`PostgresStore`: the team store, the `Store` protocol on one PostgreSQL database.
+
+Each document (registry, goal state, journal, scheduler state, run record) is one row
+holding the JSON the file store would write, validated by the same models on every read;
+ledger events and history lines are rows of append-only tables with a unique constraint
+per receipt (one spend per turn instance, one void per spend, one history line per run).
+Locks, retries and transactions: `session`. The project folder keeps only what is local to
+the machine (`.loopx/store.json` naming this store, host hook state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg import errors as pg_errors
+from pydantic import BaseModel, ValidationError
+
+from loopx_core.errors import ConflictError, NotFoundError, SchemaUnsupportedError
+from loopx_core.faults import race_window
+from loopx_core.ids import check_id
+from loopx_core.models import SCHEMA_VERSION, GoalState, LedgerEvent, Registry
+from loopx_core.models.journal import TurnJournal, check_turn_key
+from loopx_core.models.runs import RunIndexEntry
+from loopx_core.models.scheduler import SchedulerState
+from loopx_core.store.atomic import explain
+from loopx_core.store.files import STATE_DIR
+from loopx_core.store.postgres.schema import LATEST, MIGRATIONS
+from loopx_core.store.postgres.session import Connections, Session
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+Conn = psycopg.Connection[Any]
+
+REGISTRY_LOCK = ":registry"
+MIGRATE_LOCK = ":migrate"
+
+
+def goal_key(goal_id: str) -> str:
+    """The advisory lock key of a goal (the id is checked, so it is safe inside SQL)."""
+    return f":goal:{check_id('goal', goal_id)}"
+
+
+class PostgresStore:
+    """Registry, goal states, ledgers, journals, runs and scheduler state in PostgreSQL."""
+
+    def __init__(self, root: Path, dsn: str, shown: str, *, pooled: bool = False) -> None:
+        self.root = root
+        self.state_dir = root / STATE_DIR
+        self.label = shown
+        self.session = Session(Connections(dsn, shown, pooled=pooled))
+        self._schema_checked = False
+
+    def close(self) -> None:
+        """Close this store's connections."""
+        self.session.connections.close()
+
+    # -- schema ------------------------------------------------------------------------
+    def schema_version(self) -> int | None:
+        """The database's LoopX schema version (None: no LoopX schema there yet)."""
+
+        def query(conn: Conn) -> int | None:
+            if conn.execute("SELECT to_regclass('loopx_schema') IS NOT NULL").fetchone()[0] is False:  # type: ignore[index]
+                return None
+            row = conn.execute("SELECT version FROM loopx_schema").fetchone()
+            return int(row[0]) if row else None
+
+        return self.session.read(query)
+
+    def _refuse_newer(self, version: int | None) -> None:
+        if version is not None and version > LATEST:
+            raise SchemaUnsupportedError(
+                f"the store {self.label} has LoopX schema version {version}; this loopx knows up to "
+                f"{LATEST} (database left unchanged)",
+                path=self.label,
+            )
+
+    def migrate_schema(self) -> int:
+        """Create the schema or bring it forward to the latest version; the version now."""
+
+        def apply(conn: Conn) -> int:
+            version = _version(conn)
+            self._refuse_newer(version)
+            for target, sql in MIGRATIONS:
+                if version is None or target > version:
+                    conn.execute(sql)  # type: ignore[arg-type]
+                    conn.execute("UPDATE loopx_schema SET version = %s, migrated_at = now()", (target,))
+                    version = target
+            return LATEST
+
+        result = self.session.write([MIGRATE_LOCK], apply)
+        self._schema_checked = True
+        return result
+
+    def _ready(self) -> None:
+        """Check the schema once per store: newer refused (exit 8), older brought forward."""
+        if self._schema_checked:
+            return
+        version = self.schema_version()
+        if version is None:
+            raise NotFoundError(
+                f"no LoopX state in the store {self.label}: run `loopx init --store ...` first"
+            )
+        self._refuse_newer(version)
+        if version < LATEST:
+            self.migrate_schema()
+        self._schema_checked = True
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def is_initialized(self) -> bool:
+        """True when the database holds a LoopX schema with a registry."""
+        version = self.schema_version()
+        if version is None:
+            return False
+        self._refuse_newer(version)
+        return bool(
+            self.session.read(lambda c: c.execute("SELECT count(*) FROM loopx_registry").fetchone()[0])
+        )  # type: ignore[index]
+
+    def init(self) -> bool:
+        """Create (or bring forward) the schema and an empty registry; False if one exists."""
+        self.migrate_schema()
+        empty = Registry(schema_version=SCHEMA_VERSION).model_dump_json()
+
+        def create(conn: Conn) -> bool:
+            cursor = conn.execute(
+                "INSERT INTO loopx_registry (doc) VALUES (%s::json) ON CONFLICT DO NOTHING", (empty,)
+            )
+            return cursor.rowcount == 1
+
+        return self.session.write([REGISTRY_LOCK], create)
+
+    # -- documents ---------------------------------------------------------------------
+    def _doc(self, sql: str, params: tuple[Any, ...], model: type[M], what: str) -> M:
+        self._ready()
+        row = self.session.read(lambda c: c.execute(sql, params).fetchone())  # type: ignore[arg-type]
+        if row is None:
+            raise NotFoundError(f"{what} not found in the store {self.label}")
+        return _validated(row[0], model, what, self.label)
+
+    # -- registry ----------------------------------------------------------------------
+    def read_registry(self) -> Registry:
+        """The registry, validated."""
+        try:
+            return self._doc("SELECT doc::text FROM loopx_registry", (), Registry, "registry")
+        except NotFoundError:
+            raise NotFoundError(
+                f"no LoopX state in the store {self.label}: run `loopx init --store ...` first"
+            ) from None
+
+    def update_registry(self, change: Callable[[Registry], T]) -> T:
+        """Apply `change` to the registry under its lock, in one transaction."""
+        self._ready()
+
+        def body(conn: Conn) -> T:
+            registry = self.read_registry()
+            result = change(registry)
+            race_window()
+            conn.execute("UPDATE loopx_registry SET doc = %s::json", (registry.model_dump_json(),))
+            return result
+
+        return self.session.write([REGISTRY_LOCK], body)
+
+    # -- goal state --------------------------------------------------------------------
+    def read_goal(self, goal_id: str) -> GoalState:
+        """A goal's state, validated."""
+        return self._doc(
+            "SELECT doc::text FROM loopx_goals WHERE goal_id = %s",
+            (check_id("goal", goal_id),),
+            GoalState,
+            f"state of goal {goal_id!r}",
+        )
+
+    def create_goal(self, state: GoalState) -> None:
+        """Insert a new goal's first state; `ConflictError` if it has one."""
+        self._ready()
+
+        def body(conn: Conn) -> None:
+            if conn.execute("SELECT 1 FROM loopx_goals WHERE goal_id = %s", (state.goal_id,)).fetchone():
+                raise ConflictError(f"goal {state.goal_id!r} already has a state")
+            conn.execute(
+                "INSERT INTO loopx_goals (goal_id, version, doc) VALUES (%s, %s, %s::json)",
+                (state.goal_id, state.version, state.model_dump_json()),
+            )
+
+        self.session.write([goal_key(state.goal_id)], body)
+
+    def update_goal(
+        self, goal_id: str, change: Callable[[GoalState], T], *, expect_version: int | None = None
+    ) -> T:
+        """Compare-and-swap a goal's state under its lock; the version increments.
+
+        The UPDATE itself is conditional on the version read, so the database enforces the
+        swap too. `change` mutates the state in place; if it raises, nothing is written.
+        """
+        self._ready()
+
+        def body(conn: Conn) -> T:
+            state = self.read_goal(goal_id)
+            if expect_version is not None and state.version != expect_version:
+                raise ConflictError(
+                    f"goal {goal_id!r} moved: expected version {expect_version}, found {state.version}"
+                )
+            read_version = state.version
+            result = change(state)
+            race_window()
+            state.version = read_version + 1
+            cursor = conn.execute(
+                "UPDATE loopx_goals SET version = %s, doc = %s::json WHERE goal_id = %s AND version = %s",
+                (state.version, state.model_dump_json(), goal_id, read_version),
+            )
+            if cursor.rowcount != 1:
+                raise ConflictError(f"goal {goal_id!r} moved while it was being changed: retry")
+            return result
+
+        return self.session.write([goal_key(goal_id)], body)
+
+    def goal_lock(self, goal_id: str) -> AbstractContextManager[None]:
+        """The goal's lock: one transaction for the block, re-entrant in the thread."""
+        key = goal_key(goal_id)
+        self._ready()
+        return self.session.locked(key)
+
+    # -- scheduler ---------------------------------------------------------------------
+    def read_scheduler(self, goal_id: str) -> SchedulerState:
+        """The goal's scheduler state, validated (empty if no host reported yet)."""
+        try:
+            return self._doc(
+                "SELECT doc::text FROM loopx_scheduler WHERE goal_id = %s",
+                (check_id("goal", goal_id),),
+                SchedulerState,
+                "scheduler state",
+            )
+        except NotFoundError:
+            self._ready()
+            return SchedulerState(schema_version=1, goal_id=goal_id)
+
+    def write_scheduler(self, state: SchedulerState) -> None:
+        """Write the goal's scheduler state (goal lock held)."""
+        self._ready()
+        self.session.write(
+            [goal_key(state.goal_id)],
+            lambda conn: conn.execute(
+                "INSERT INTO loopx_scheduler (goal_id, doc) VALUES (%s, %s::json) "
+                "ON CONFLICT (goal_id) DO UPDATE SET doc = EXCLUDED.doc",
+                (state.goal_id, state.model_dump_json()),
+            ),
+        )
+
+    # -- turn journals -----------------------------------------------------------------
+    def read_journal(self, goal_id: str, turn_key: str) -> TurnJournal:
+        """A turn journal (missing: `NotFoundError`; malformed: `StateInvalidError`)."""
+        check_turn_key(turn_key)
+        return self._doc(
+            "SELECT doc::text FROM loopx_journals WHERE goal_id = %s AND turn_key = %s",
+            (check_id("goal", goal_id), turn_key),
+            TurnJournal,
+            "turn journal",
+        )
+
+    def has_journal(self, goal_id: str, turn_key: str) -> bool:
+        """True when the turn has a journal (open or a tombstone)."""
+        check_turn_key(turn_key)
+        self._ready()
+        sql = "SELECT 1 FROM loopx_journals WHERE goal_id = %s AND turn_key = %s"
+        return (
+            self.session.read(lambda c: c.execute(sql, (check_id("goal", goal_id), turn_key)).fetchone())
+            is not None
+        )
+
+    def write_journal(self, journal: TurnJournal) -> None:
+        """Write a journal (goal lock held)."""
+        check_turn_key(journal.turn_key)
+        self._ready()
+        self.session.write(
+            [goal_key(journal.goal_id)],
+            lambda conn: conn.execute(
+                "INSERT INTO loopx_journals (goal_id, turn_key, doc) VALUES (%s, %s, %s::json) "
+                "ON CONFLICT (goal_id, turn_key) DO UPDATE SET doc = EXCLUDED.doc",
+                (journal.goal_id, journal.turn_key, journal.model_dump_json()),
+            ),
+        )
+
+    # -- ledger ------------------------------------------------------------------------
+    def append_event(
+        self, goal_id: str, build: Callable[[int, LedgerEvent | None], LedgerEvent]
+    ) -> LedgerEvent:
+        """Append the event `build(next_seq, last_event)` returns, under the goal lock.
+
+        A racing machine that wins a receipt's unique constraint rolls this transaction
+        back; the retry runs `build` again, which then finds the receipt (a replay).
+        """
+        self._ready()
+        check_id("goal", goal_id)
+
+        def body(conn: Conn) -> LedgerEvent:
+            row = conn.execute(
+                "SELECT body::text FROM loopx_events WHERE goal_id = %s ORDER BY seq DESC LIMIT 1", (goal_id,)
+            ).fetchone()
+            last = _validated(row[0], LedgerEvent, "a line of the ledger", self.label) if row else None
+            event = build((last.seq + 1) if last else 1, last)
+            race_window()
+            if last is not None and event.at < last.at:
+                event = event.model_copy(update={"at": last.at})  # keep the ledger ordered by time
+            insert_event(conn, goal_id, event, event.model_dump_json(exclude_none=True))
+            return event
+
+        return self.session.write([goal_key(goal_id)], body)
+
+    def _events(self, sql: str, params: tuple[Any, ...]) -> list[LedgerEvent]:
+        self._ready()
+        rows = self.session.read(lambda c: c.execute(sql, params).fetchall())  # type: ignore[arg-type]
+        return [_validated(r[0], LedgerEvent, "a line of the ledger", self.label) for r in rows]
+
+    def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:
+        """Ledger events at or after `since`, oldest first."""
+        return self._events(
+            "SELECT body::text FROM loopx_events WHERE goal_id = %s AND at >= %s ORDER BY seq",
+            (check_id("goal", goal_id), since),
+        )
+
+    def ledger_all(self, goal_id: str) -> list[LedgerEvent]:
+        """The whole ledger, oldest first."""
+        return self._events(
+            "SELECT body::text FROM loopx_events WHERE goal_id = %s ORDER BY seq",
+            (check_id("goal", goal_id),),
+        )
+
+    # -- receipts (one row each, unique in the database) -------------------------------
+    def spend_receipt(self, goal_id: str, turn_instance_id: str) -> LedgerEvent | None:
+        """The spend already charged for this turn instance, however long ago (or None)."""
+        found = self._events(
+            "SELECT body::text FROM loopx_events WHERE goal_id = %s AND kind = 'spend' AND turn_instance_id = %s",
+            (check_id("goal", goal_id), turn_instance_id),
+        )
+        return found[0] if found else None
+
+    def void_receipt(self, goal_id: str, event_id: str) -> LedgerEvent | None:
+        """The void already recorded for `event_id` (or None)."""
+        found = self._events(
+            "SELECT body::text FROM loopx_events WHERE goal_id = %s AND kind = 'void' AND voids_event_id = %s",
+            (check_id("goal", goal_id), event_id),
+        )
+        return found[0] if found else None
+
+    # -- runs --------------------------------------------------------------------------
+    def run_indexed(self, goal_id: str, run_id: str) -> bool:
+        """True when the run history lists `run_id`."""
+        self._ready()
+        sql = "SELECT 1 FROM loopx_run_index WHERE goal_id = %s AND run_id = %s"
+        return (
+            self.session.read(lambda c: c.execute(sql, (check_id("goal", goal_id), run_id)).fetchone())
+            is not None
+        )
+
+    def record_run(self, goal_id: str, record: dict[str, Any], markdown: str, entry: RunIndexEntry) -> None:
+        """Store the run record (JSON and Markdown) and add `entry` to the history once."""
+        self._ready()
+        check_id("goal", goal_id)
+
+        def body(conn: Conn) -> None:
+            upsert_run(conn, goal_id, entry.run_id, record, markdown)
+            if not conn.execute(
+                "SELECT 1 FROM loopx_run_index WHERE goal_id = %s AND run_id = %s", (goal_id, entry.run_id)
+            ).fetchone():
+                append_history(conn, goal_id, entry.run_id, history_line(entry))
+
+        self.session.write([goal_key(goal_id)], body)
+
+    def run_history(self, goal_id: str) -> list[RunIndexEntry]:
+        """The goal's run history, oldest first."""
+        self._ready()
+        sql = "SELECT entry::text FROM loopx_run_index WHERE goal_id = %s ORDER BY position"
+        rows = self.session.read(lambda c: c.execute(sql, (check_id("goal", goal_id),)).fetchall())
+        return [_validated(r[0], RunIndexEntry, "a line of the run history", self.label) for r in rows]
+
+
+# -- rows shared with the migration ------------------------------------------------------------
+def insert_event(conn: Conn, goal_id: str, event: LedgerEvent, body: str) -> None:
+    """One ledger row (the unique indexes refuse a second receipt for the same turn or spend)."""
+    conn.execute(
+        "INSERT INTO loopx_events (goal_id, seq, event_id, kind, at, turn_instance_id, voids_event_id, body) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s::json)",
+        (
+            goal_id,
+            event.seq,
+            event.event_id,
+            event.kind,
+            event.at,
+            event.turn_instance_id,
+            event.voids_event_id,
+            body,
+        ),
+    )
+
+
+def upsert_run(conn: Conn, goal_id: str, run_id: str, record: dict[str, Any], markdown: str) -> None:
+    """A run record (a retried writeback rewrites the record, never the history)."""
+    import json
+
+    conn.execute(
+        "INSERT INTO loopx_runs (goal_id, run_id, record, markdown) VALUES (%s, %s, %s::json, %s) "
+        "ON CONFLICT (goal_id, run_id) DO UPDATE SET record = EXCLUDED.record, markdown = EXCLUDED.markdown",
+        (goal_id, run_id, json.dumps(record, ensure_ascii=False), markdown),
+    )
+
+
+def history_line(entry: RunIndexEntry) -> str:
+    """The history line of a run, as the file store writes it."""
+    import json
+
+    return json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+
+
+def append_history(conn: Conn, goal_id: str, run_id: str, line: str) -> None:
+    """One history row at the end (the unique constraint indexes each run once)."""
+    conn.execute(
+        "INSERT INTO loopx_run_index (goal_id, position, run_id, entry) "
+        "SELECT %s, coalesce(max(position), 0) + 1, %s, %s::json FROM loopx_run_index WHERE goal_id = %s",
+        (goal_id, run_id, line, goal_id),
+    )
+
+
+def _version(conn: Conn) -> int | None:
+    try:
+        conn.execute("SAVEPOINT loopx_version")
+        row = conn.execute("SELECT version FROM loopx_schema").fetchone()
+        conn.execute("RELEASE SAVEPOINT loopx_version")
+    except pg_errors.UndefinedTable:
+        conn.execute("ROLLBACK TO SAVEPOINT loopx_version")
+        return None
+    return int(row[0]) if row else None
+
+
+def _validated(text: str, model: type[M], what: str, where: str) -> M:
+    """A stored document through its model (another schema_version: exit 8, left unchanged)."""
+    try:
+        return model.model_validate_json(text)
+    except ValidationError as exc:
+        raise explain(f"{where} ({what})", text.encode(), what, exc) from None

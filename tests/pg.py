@@ -1,0 +1,151 @@
+"""A throw-away PostgreSQL cluster for the tests: initdb and pg_ctl on a private unix socket.
+
+The cluster lives in a temporary folder, listens on no TCP port (only a socket in that
+folder), runs without fsync (throw-away data), and is stopped and deleted at the end. As
+root the server runs as the `postgres` user (PostgreSQL refuses to run as root). Each test
+gets a schema of its own in one database, chosen by the libpq `options` of its DSN, so
+tests stay isolated without paying for a database each. No mock database anywhere: where
+the server binaries are missing, `scripts/postgres.sh` installs Debian's `postgresql`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+DATABASE = "loopx"
+SUPERUSER = "postgres"
+
+
+def server_bin() -> Path | None:
+    """The folder holding initdb and pg_ctl (Debian keeps them under /usr/lib/postgresql/<v>/bin)."""
+    found = shutil.which("pg_ctl")
+    if found:
+        return Path(found).resolve().parent
+    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"), key=lambda p: int(p.parts[-3]))
+    return versions[-1].parent if versions else None
+
+
+class Cluster:
+    """One running PostgreSQL server in a private folder."""
+
+    def __init__(self, base: Path, bindir: Path) -> None:
+        self.base = base
+        self.bindir = bindir
+        self.data = base / "data"
+        self.socket = base / "socket"
+        self._as_root = os.geteuid() == 0
+        self._names = itertools.count(1)
+
+    # -- running the server's programs -------------------------------------------------
+    def _run(self, program: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        command = [str(self.bindir / program), *args]
+        if self._as_root:
+            command = ["runuser", "-u", SUPERUSER, "--", *command]
+        return subprocess.run(command, capture_output=True, text=True, check=check, timeout=120)
+
+    def init(self) -> None:
+        """initdb (trust authentication on the socket: the folder is private)."""
+        self.socket.mkdir(parents=True)
+        if self._as_root:
+            shutil.chown(self.base, SUPERUSER)
+            shutil.chown(self.socket, SUPERUSER)
+        self._run("initdb", "-D", str(self.data), "-U", SUPERUSER, "-A", "trust", "-E", "UTF8", "--no-sync")
+
+    def start(self) -> None:
+        """Start the server and wait until it accepts connections."""
+        options = f"-k {self.socket} -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        self._run(
+            "pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.base / "server.log"), "-w", "start"
+        )
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stop the server (`fast`: roll back open transactions and disconnect everyone)."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop", check=False)
+
+    def restart(self) -> None:
+        """Stop and start again: every connection is cut, committed data stays."""
+        self.stop()
+        self.start()
+
+    # -- databases and DSNs ------------------------------------------------------------
+    def dsn(self, database: str = DATABASE, *, schema: str | None = None) -> str:
+        """A libpq URL reaching the socket; `schema` goes through libpq's `options` (search_path)."""
+        query = f"host={quote(str(self.socket), safe='')}&user={SUPERUSER}"
+        if schema:
+            query += "&options=" + quote(f"-csearch_path={schema}", safe="")
+        return f"postgresql:///{database}?{query}"
+
+    def sql(self, statement: str, database: str = DATABASE) -> list[tuple[object, ...]]:
+        """Run one statement as the superuser; its rows (if any)."""
+        import psycopg
+
+        with psycopg.connect(self.dsn(database), autocommit=True) as conn:
+            cursor = conn.execute(statement)
+            return cursor.fetchall() if cursor.description else []
+
+    def create_database(self, name: str = DATABASE) -> None:
+        """CREATE DATABASE (from template0)."""
+        self.sql(f'CREATE DATABASE "{name}" TEMPLATE template0', database="postgres")
+
+    def fresh_schema(self) -> str:
+        """A new empty schema in the shared database; its DSN selects it."""
+        name = f"t{os.getpid()}_{next(self._names)}"
+        self.sql(f'CREATE SCHEMA "{name}"')
+        return self.dsn(schema=name)
+
+    def terminate_backends(self, pattern: str = "%") -> int:
+        """pg_terminate_backend on every LoopX session whose current query matches `pattern`."""
+        rows = self.sql(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            f"WHERE application_name = 'loopx' AND query LIKE '{pattern}'"
+        )
+        return int(rows[0][0])  # type: ignore[call-overload]
+
+
+def start_cluster() -> Cluster:
+    """initdb + start a cluster in a new temporary folder, with the shared test database."""
+    bindir = server_bin()
+    if bindir is None:
+        raise RuntimeError("PostgreSQL server binaries not found: run scripts/postgres.sh (make test does)")
+    base = Path(tempfile.mkdtemp(prefix="loopx-pg-"))
+    cluster = Cluster(base, bindir)
+    try:
+        cluster.init()
+        cluster.start()
+        cluster.create_database()
+    except BaseException:
+        cluster.stop("immediate")
+        shutil.rmtree(base, ignore_errors=True)
+        raise
+    return cluster
+
+
+def stop_cluster(cluster: Cluster) -> None:
+    """Stop the server and delete its folder."""
+    cluster.stop("immediate")
+    shutil.rmtree(cluster.base, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """One cluster per test process (each xdist worker starts its own), stopped at the end."""
+    cluster = start_cluster()
+    try:
+        yield cluster
+    finally:
+        stop_cluster(cluster)
+
+
+@pytest.fixture
+def pg_dsn(pg_cluster: Cluster) -> str:
+    """The DSN of an empty schema of its own."""
+    return pg_cluster.fresh_schema()
