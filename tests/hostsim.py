@@ -36,7 +36,6 @@ ALLOWED: dict[tuple[str, ...], frozenset[int]] = {
     ("writeback",): frozenset({0}),
     ("quota", "spend"): frozenset({0}),
     ("todo", "complete"): frozenset({0}),
-    ("todo", "list"): frozenset({0}),
     ("goal", "stop"): frozenset({0}),
     ("hook",): frozenset({0}),
     ("workflow-skills",): frozenset({0}),

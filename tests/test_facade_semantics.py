@@ -510,6 +510,13 @@ def test_every_generated_file_parses_strictly_and_has_the_keys_its_host_reads(
     assert cmds.run or cmds.mcp or cmds.hooks or cmds.prompts or cmds.dsh_packages
     if inst.variant == "home" and inst.scope == "user":  # the user scope wrote nothing into the project
         assert facades.installed_files(inst.project) == []
+    manifests = [
+        p for base in (inst.target, inst.project, inst.home) if base for p in base.glob(".loopx/facades.json")
+    ]
+    assert manifests, "no install manifest"
+    for manifest in manifests:  # LoopX's own record is generated JSON too
+        record = facades.strict_json(manifest.read_text())
+        assert isinstance(record, dict) and isinstance(record.get("schema_version"), int), manifest
 
 
 # -- the commands, run for real ---------------------------------------------------------------------
