@@ -7,7 +7,9 @@ from typing import Annotated
 import typer
 
 from loopx_core.cli.output import Format
-from loopx_core.store.files import FileStore, find_root
+from loopx_core.store.base import Store
+from loopx_core.store.choice import open_store
+from loopx_core.store.files import find_root
 
 GoalId = Annotated[str, typer.Option("--goal-id", "-g", help="Goal id (a-z 0-9 . _ -).", show_default=False)]
 AgentId = Annotated[
@@ -18,10 +20,13 @@ JsonFormat = Annotated[Format, typer.Option("--format", "-f", help="Output forma
 MarkdownFormat = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 
 
-def store(ctx: typer.Context) -> FileStore:
-    """The store at the root chosen by `--root` / `LOOPX_ROOT` / the nearest `.loopx/`."""
+def store(ctx: typer.Context) -> Store:
+    """The project's store (files, or the PostgreSQL store it records or `LOOPX_STORE` names).
+
+    The project is the root chosen by `--root` / `LOOPX_ROOT` / the nearest `.loopx/`.
+    """
     root = (ctx.find_root().obj or {}).get("root")
-    return FileStore(find_root(root))
+    return open_store(find_root(root))
 
 
 def dump(model: object) -> object:

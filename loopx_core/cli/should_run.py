@@ -26,10 +26,11 @@ def run_should_run(
     with reporting(fmt):
         from loopx_core.clock import now
         from loopx_core.decide.packet import build_packet, load_inputs
-        from loopx_core.store.files import FileStore, find_root
+        from loopx_core.store.choice import open_store
+        from loopx_core.store.files import find_root
 
         inputs = load_inputs(
-            FileStore(find_root(root)),
+            open_store(find_root(root)),
             goal_id,
             agent_id,
             now(),

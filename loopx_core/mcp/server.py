@@ -28,7 +28,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from loopx_core.errors import LoopxError
 from loopx_core.mcp import answers
 from loopx_core.mcp.tools import INSTRUCTIONS, loopx_tools
-from loopx_core.store.files import FileStore, find_root
+from loopx_core.store.base import Store
+from loopx_core.store.choice import open_store
+from loopx_core.store.files import find_root
 
 SERVER_NAME = "loopx"
 STRICT_ARGUMENTS = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
@@ -101,8 +103,8 @@ def build_server(root: str | None = None) -> LoopxServer:
     """The MCP server with every LoopX tool registered."""
     from loopx_core import __version__
 
-    def store() -> FileStore:
-        return FileStore(find_root(root))
+    def store() -> Store:
+        return open_store(find_root(root), shared=True)  # one pooled PostgreSQL store per process
 
     def roots() -> list[Path]:
         return [find_root(root)]
