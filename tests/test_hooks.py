@@ -265,3 +265,32 @@ def test_should_run_with_a_surface_loads_no_template_engine(tmp_path: Path) -> N
     )
     assert json.loads(proc.stderr.strip().splitlines()[-1]) == []
     assert "codex_app" in json.loads(proc.stdout)["scheduler_hint"]
+
+
+def _code_strings(tree: ast.AST) -> list[str]:
+    """String constants of a module that are not documentation (bare string statements)."""
+    docs = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    }
+    return [
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs
+    ]
+
+
+def test_the_core_declares_no_host_folder() -> None:
+    """The hosts' folders and their variables are declared by the plugins, not by the core or the installer."""
+    declared = {b.name for h in hosts(get_plugin_manager()).values() for b in h.bases}
+    variables = {v for h in hosts(get_plugin_manager()).values() for b in h.bases for v in b.env}
+    assert {"codex_home", "CODEX_HOME", "CLAUDE_CONFIG_DIR"} <= declared | variables
+    folders = [REPO / "loopx_core/hosts", REPO / "loopx_core/conformance", REPO / "installer"]
+    for path in [p for folder in folders for p in folder.rglob("*.py")]:
+        found = [
+            s for s in _code_strings(ast.parse(path.read_text())) if any(n in s for n in declared | variables)
+        ]
+        assert found == [], path.relative_to(REPO)
