@@ -11,7 +11,16 @@ import typer
 from typer.core import TyperGroup
 
 from loopx_core import __version__
-from loopx_core.cli import goal_cmds, hook_cmds, hosts_cmds, quota_cmds, todo_cmds, turn_cmds, wait_cmds
+from loopx_core.cli import (
+    goal_cmds,
+    hook_cmds,
+    hosts_cmds,
+    quota_cmds,
+    store_cmds,
+    todo_cmds,
+    turn_cmds,
+    wait_cmds,
+)
 from loopx_core.cli.common import JsonFormat, MarkdownFormat, dump, store
 from loopx_core.cli.output import Format, emit, report_internal, report_usage, reporting, requested_format
 from loopx_core.clock import now
@@ -107,6 +116,7 @@ app.add_typer(turn_cmds.app, name="turn")
 app.add_typer(wait_cmds.gate_app, name="gate")
 app.add_typer(wait_cmds.focus_app, name="focus")
 app.add_typer(hosts_cmds.app, name="hosts")
+app.add_typer(store_cmds.app, name="store")
 mcp_app = typer.Typer(help="The LoopX MCP server.", no_args_is_help=True)
 app.add_typer(mcp_app, name="mcp")
 agent_app = typer.Typer(help="Register agents and their capabilities.", no_args_is_help=True)
@@ -140,16 +150,34 @@ def main(
 
 
 @app.command("init")
-def init(ctx: typer.Context, fmt: JsonFormat = Format.markdown) -> None:
-    """Create .loopx/ with an empty registry in the project (safe to run twice)."""
+def init(
+    ctx: typer.Context,
+    store_target: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            help="Where the state lives: `files` (default) or a PostgreSQL DSN, recorded without credentials.",
+            show_default=False,
+        ),
+    ] = None,
+    fmt: JsonFormat = Format.markdown,
+) -> None:
+    """Create the project's empty registry (safe to run twice): in .loopx/, or in the store named.
+
+    `--store postgresql://host/db?sslmode=require` (or `LOOPX_STORE`) records a PostgreSQL team
+    store in .loopx/store.json; the password comes from PGPASSWORD, PGPASSFILE or a service.
+    """
+    from loopx_core.cli.store_cmds import init_store
+    from loopx_core.store.files import find_root
+
     with reporting(fmt):
-        s = store(ctx)
-        created = s.init()
+        s, created = init_store(find_root((ctx.find_root().obj or {}).get("root")), store_target)
         shown = _shown_root(s.root)
+        where = ".loopx/" if s.label == "files" else s.label
         emit(
-            {"root": shown, "created": created},
+            {"root": shown, "created": created, **({} if s.label == "files" else {"store": s.label})},
             fmt,
-            f"{'Initialised' if created else 'Already initialised:'} .loopx/ in {shown}",
+            f"{'Initialised' if created else 'Already initialised:'} {where} in {shown}",
         )
 
 
@@ -168,8 +196,13 @@ def status(ctx: typer.Context, fmt: MarkdownFormat = Format.markdown) -> None:
     from loopx_core.status import attention
 
     with reporting(fmt):
-        rows = attention(store(ctx), now())
-        emit({"goals": rows}, fmt, lambda d: status_markdown(d["goals"]))
+        s = store(ctx)
+        rows = attention(s, now())
+        emit(
+            {"store": s.label, "goals": rows},
+            fmt,
+            lambda d: f"Store: {d['store']}\n\n" + status_markdown(d["goals"]),
+        )
 
 
 @agent_app.command("register")

@@ -38,6 +38,8 @@ class Inputs:
     """The asking agent's scheduler entry (`SchedulerEntry`): what the host last applied."""
     current_rrule: str | None = None
     """The heartbeat's rrule as the host reports it now (`--current-rrule`), if it said."""
+    store: str = "files"
+    """The store the state was read from: `files`, or a redacted DSN (`postgresql://host/db`)."""
 
     @property
     def capabilities_now(self) -> frozenset[str]:

@@ -44,6 +44,7 @@ def load_inputs(
         available_capabilities=available_capabilities,
         surface=surface,
         current_rrule=(current_rrule or "").strip()[:200] or None,
+        store=store.label,
     )
     try:
         registry = store.read_registry()
@@ -100,6 +101,7 @@ def build_packet(inputs: Inputs, *, contributors: tuple[HintContributor, ...] = 
         "goal_id": inputs.goal_id,
         "agent_id": inputs.agent_id,
         "evaluated_at": iso(inputs.now),
+        "store": inputs.store,
         "decision": decision.decision,
         "should_run": decision.should_run,
         "effective_action": decision.effective_action,

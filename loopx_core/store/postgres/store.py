@@ -31,6 +31,7 @@ from loopx_core.store.atomic import explain
 from loopx_core.store.files import STATE_DIR
 from loopx_core.store.postgres.schema import LATEST, MIGRATIONS
 from loopx_core.store.postgres.session import Connections, Session
+from loopx_core.store.snapshot import event_line, history_line, record_json
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -140,7 +141,7 @@ class PostgresStore:
         row = self.session.read(lambda c: c.execute(sql, params).fetchone())  # type: ignore[arg-type]
         if row is None:
             raise NotFoundError(f"{what} not found in the store {self.label}")
-        return _validated(row[0], model, what, self.label)
+        return validated(row[0], model, what, self.label)
 
     # -- registry ----------------------------------------------------------------------
     def read_registry(self) -> Registry:
@@ -301,12 +302,12 @@ class PostgresStore:
             row = conn.execute(
                 "SELECT body::text FROM loopx_events WHERE goal_id = %s ORDER BY seq DESC LIMIT 1", (goal_id,)
             ).fetchone()
-            last = _validated(row[0], LedgerEvent, "a line of the ledger", self.label) if row else None
+            last = validated(row[0], LedgerEvent, "a line of the ledger", self.label) if row else None
             event = build((last.seq + 1) if last else 1, last)
             race_window()
             if last is not None and event.at < last.at:
                 event = event.model_copy(update={"at": last.at})  # keep the ledger ordered by time
-            insert_event(conn, goal_id, event, event.model_dump_json(exclude_none=True))
+            insert_event(conn, goal_id, event, event_line(event))
             return event
 
         return self.session.write([goal_key(goal_id)], body)
@@ -314,7 +315,7 @@ class PostgresStore:
     def _events(self, sql: str, params: tuple[Any, ...]) -> list[LedgerEvent]:
         self._ready()
         rows = self.session.read(lambda c: c.execute(sql, params).fetchall())  # type: ignore[arg-type]
-        return [_validated(r[0], LedgerEvent, "a line of the ledger", self.label) for r in rows]
+        return [validated(r[0], LedgerEvent, "a line of the ledger", self.label) for r in rows]
 
     def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:
         """Ledger events at or after `since`, oldest first."""
@@ -376,7 +377,7 @@ class PostgresStore:
         self._ready()
         sql = "SELECT entry::text FROM loopx_run_index WHERE goal_id = %s ORDER BY position"
         rows = self.session.read(lambda c: c.execute(sql, (check_id("goal", goal_id),)).fetchall())
-        return [_validated(r[0], RunIndexEntry, "a line of the run history", self.label) for r in rows]
+        return [validated(r[0], RunIndexEntry, "a line of the run history", self.label) for r in rows]
 
 
 # -- rows shared with the migration ------------------------------------------------------------
@@ -400,20 +401,11 @@ def insert_event(conn: Conn, goal_id: str, event: LedgerEvent, body: str) -> Non
 
 def upsert_run(conn: Conn, goal_id: str, run_id: str, record: dict[str, Any], markdown: str) -> None:
     """A run record (a retried writeback rewrites the record, never the history)."""
-    import json
-
     conn.execute(
         "INSERT INTO loopx_runs (goal_id, run_id, record, markdown) VALUES (%s, %s, %s::json, %s) "
         "ON CONFLICT (goal_id, run_id) DO UPDATE SET record = EXCLUDED.record, markdown = EXCLUDED.markdown",
-        (goal_id, run_id, json.dumps(record, ensure_ascii=False), markdown),
+        (goal_id, run_id, record_json(record), markdown),
     )
-
-
-def history_line(entry: RunIndexEntry) -> str:
-    """The history line of a run, as the file store writes it."""
-    import json
-
-    return json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
 
 
 def append_history(conn: Conn, goal_id: str, run_id: str, line: str) -> None:
@@ -436,7 +428,7 @@ def _version(conn: Conn) -> int | None:
     return int(row[0]) if row else None
 
 
-def _validated(text: str, model: type[M], what: str, where: str) -> M:
+def validated(text: str, model: type[M], what: str, where: str) -> M:
     """A stored document through its model (another schema_version: exit 8, left unchanged)."""
     try:
         return model.model_validate_json(text)
