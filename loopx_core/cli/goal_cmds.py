@@ -22,6 +22,12 @@ MinInterval = Annotated[
     float | None,
     typer.Option("--min-interval-minutes", help="Least minutes between one agent's turns."),
 ]
+NoProgressLimit = Annotated[
+    int | None,
+    typer.Option(
+        "--no-progress-limit", help="No-progress turns in a row before the owner is asked (default 3)."
+    ),
+]
 
 
 def _goal_line(entry: goals.GoalEntry) -> str:
@@ -44,6 +50,7 @@ def add(
     window_hours: WindowHours = None,
     slot_minutes: SlotMinutes = None,
     min_interval_minutes: MinInterval = None,
+    no_progress_limit: NoProgressLimit = None,
     fmt: JsonFormat = Format.json,
 ) -> None:
     """Add a goal with its objective and quota policy (defaults: compute 1, 24h window, 1-minute slots)."""
@@ -57,6 +64,7 @@ def add(
             window_hours=window_hours,
             slot_minutes=slot_minutes,
             min_interval_minutes=min_interval_minutes,
+            no_progress_limit=no_progress_limit,
         )
         emit(dump(entry), fmt, _goal_line(entry))
 
@@ -130,6 +138,7 @@ def configure(
     window_hours: WindowHours = None,
     slot_minutes: SlotMinutes = None,
     min_interval_minutes: MinInterval = None,
+    no_progress_limit: NoProgressLimit = None,
     fmt: JsonFormat = Format.json,
 ) -> None:
     """Change a goal's objective or quota policy."""
@@ -143,6 +152,7 @@ def configure(
             window_hours=window_hours,
             slot_minutes=slot_minutes,
             min_interval_minutes=min_interval_minutes,
+            no_progress_limit=no_progress_limit,
         )
         emit(dump(entry), fmt, _goal_line(entry))
 

@@ -68,6 +68,49 @@ def add(
         )
 
 
+@app.command("update")
+def update(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    todo_id: TodoId,
+    title: Annotated[str | None, typer.Option("--title", help="New title.")] = None,
+    priority: Annotated[
+        int | None, typer.Option("--priority", "-p", help="0 runs first ... 9 runs last.")
+    ] = None,
+    capability: Annotated[
+        list[str] | None,
+        typer.Option("--capability", "-c", help="Required capabilities, replacing them (repeat)."),
+    ] = None,
+    bound_agent: Annotated[
+        str | None, typer.Option("--bound-agent", help="Only this agent may take it ('' clears).")
+    ] = None,
+    exclude_agent: Annotated[
+        list[str] | None,
+        typer.Option("--exclude-agent", help="Agents that may never take it, replacing them."),
+    ] = None,
+    blocks_agent: Annotated[
+        str | None,
+        typer.Option("--blocks-agent", help="While open, this agent gets no other work ('' clears)."),
+    ] = None,
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Re-scope a todo (title, priority, capabilities, agents); a blocked one opens again."""
+    with reporting(fmt):
+        todo = todos.update_todo(
+            store(ctx),
+            goal_id,
+            todo_id,
+            now(),
+            title=title,
+            priority=priority,
+            required_capabilities=capability,
+            bound_agent=bound_agent,
+            excluded_agents=exclude_agent,
+            blocks_agent=blocks_agent,
+        )
+        emit(dump(todo), fmt, f"Re-scoped todo {todo.todo_id}: {todo.title} (P{todo.priority})")
+
+
 @app.command("list")
 def list_todos(
     ctx: typer.Context,

@@ -251,6 +251,10 @@ def writeback(
         bool,
         typer.Option("--no-follow-up", help="Nothing follows: plan the terminal closeout after the spend."),
     ] = False,
+    no_progress: Annotated[
+        str | None,
+        typer.Option("--no-progress", help="The turn advanced nothing, and why (counts towards the limit)."),
+    ] = None,
     fmt: JsonFormat = Format.json,
 ) -> None:
     """Settle a turn's work: validation evidence, then the durable run record (JSON, Markdown, index).
@@ -277,6 +281,7 @@ def writeback(
             validation_command=validation_command,
             changed_files=changed_file or [],
             no_followup=no_follow_up,
+            no_progress=no_progress,
         )
         emit_result(writeback_turn(turn, adapter="cli"), fmt)
 

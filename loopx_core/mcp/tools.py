@@ -125,8 +125,13 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         evidence: list[str] | None = None,
         changed_files: list[str] | None = None,
         no_follow_up: bool = False,
+        no_progress: str | None = None,
     ) -> dict[str, Any]:
-        """Settle the turn's work: validation evidence, then the durable run record."""
+        """Settle the turn's work: validation evidence, then the durable run record.
+
+        `no_progress` (a reason) says the turn advanced nothing; a replan turn that added or
+        re-scoped no todo counts as such too; too many in a row open a gate for the owner.
+        """
         from loopx_core.settlement.steps import TurnContext
         from loopx_core.settlement.turns import writeback_turn
 
@@ -141,6 +146,7 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
             validation_passed=validation_status == "passed",
             changed_files=changed_files or [],
             no_followup=no_follow_up,
+            no_progress=no_progress,
         )
         return writeback_turn(ctx, adapter="mcp")
 

@@ -54,6 +54,8 @@ MinutesOrZero = Annotated[float, _finite(ge=0.0, le=MAX_MINUTES)]
 """A duration in minutes that may be zero: a cadence, a manual charge."""
 Seconds = Annotated[float, _finite(ge=0.0, le=(MAX_TIME - MIN_TIME).total_seconds())]
 """A measured duration in seconds (any span inside the time range)."""
+NoProgressLimit = Annotated[int, Field(ge=1, le=1000)]
+"""No-progress turns in a row that open an operator gate."""
 Priority = Annotated[int, Field(ge=0, le=9)]
 """0 runs first ... 9 runs last."""
 Slots = Annotated[int, Field(ge=1, le=MAX_SLOTS)]

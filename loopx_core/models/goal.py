@@ -10,6 +10,7 @@ from pydantic import Field
 from loopx_core.models.common import Id, StrictModel, Time
 from loopx_core.models.domain import Count, Minutes, Ordinal, Priority
 
+GateKind = Literal["owner", "no_progress"]
 TodoStatus = Literal["open", "claimed", "done", "blocked", "deferred"]
 
 
@@ -30,6 +31,8 @@ class Todo(StrictModel):
     blocks_agent: Id | None = None
     evidence: list[str] = Field(default_factory=list)
     blocked_reason: str | None = None
+    rescoped_at: Time | None = None
+    """When its title, priority, capabilities or agents last changed (a replan re-scopes work)."""
     created_at: Time
     updated_at: Time
 
@@ -53,6 +56,8 @@ class Gate(StrictModel):
     gate_id: Id
     title: str
     status: Literal["open", "resolved"] = "open"
+    kind: GateKind = "owner"
+    """Why it is open: the owner's own gate, or LoopX's escalation of a loop that advanced nothing."""
     blocks_agent: Id | None = None
     resolution: str | None = None
     opened_at: Time
@@ -90,6 +95,8 @@ class GoalState(StrictModel):
     health: list[HealthFinding] = Field(default_factory=list)
     evidence: list[str] = Field(default_factory=list)
     """Goal-level evidence, e.g. what ended a focus wait."""
+    no_progress_turns: Count = 0
+    """Settled turns in a row that advanced nothing (reset by any progress)."""
     open_turns: dict[Id, str] = Field(default_factory=dict)
     """Each agent's open (or failed, awaiting retry) turn: agent id -> turn key."""
 

@@ -8,7 +8,14 @@ from typing import Literal
 from pydantic import Field
 
 from loopx_core.models.common import Id, StrictModel, Time
-from loopx_core.models.domain import Compute, Minutes, MinutesOrZero, SlotMinutes, WindowHours
+from loopx_core.models.domain import (
+    Compute,
+    Minutes,
+    MinutesOrZero,
+    NoProgressLimit,
+    SlotMinutes,
+    WindowHours,
+)
 
 
 class QuotaPolicy(StrictModel):
@@ -32,6 +39,8 @@ class GoalEntry(StrictModel):
     objective: str
     status: Literal["active", "stopped", "done"] = "active"
     quota: QuotaPolicy = Field(default_factory=QuotaPolicy)
+    no_progress_limit: NoProgressLimit = 3
+    """Settled turns in a row that advance nothing before the goal waits for its owner."""
     created_at: Time
     updated_at: Time
 

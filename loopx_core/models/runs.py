@@ -6,6 +6,9 @@ from typing import Literal
 
 from loopx_core.models.common import Id, StrictModel
 
+Progress = Literal["todo_worked", "todos_added", "none"]
+"""What a settled turn advanced; `none` counts towards the goal's no-progress limit."""
+
 
 class RunIndexEntry(StrictModel):
     """One line of `runs/index.jsonl`: the compact history of a run, for agents, heartbeats and UI."""
@@ -18,3 +21,6 @@ class RunIndexEntry(StrictModel):
     turn_key: str
     validation: Literal["passed", "failed"]
     summary: str
+    progress: Progress = "todo_worked"
+    """What the turn advanced: a todo worked on, todos added or re-scoped by a replan, or none."""
+    progress_detail: str = ""

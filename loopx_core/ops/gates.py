@@ -8,6 +8,7 @@ from loopx_core.errors import ConflictError, NotFoundError, RefusedError, UsageE
 from loopx_core.ids import check_id
 from loopx_core.models import Gate, GoalState, WaitingOn
 from loopx_core.models.domain import InputTime, Minutes, Time, check, check_optional
+from loopx_core.models.goal import GateKind
 from loopx_core.ops.goals import require_goal
 from loopx_core.store.base import Store
 
@@ -20,6 +21,7 @@ def open_gate(
     *,
     gate_id: str | None = None,
     blocks_agent: str | None = None,
+    kind: GateKind = "owner",
 ) -> Gate:
     """Open an operator gate: it stops `blocks_agent` (or every agent) until resolved."""
     require_goal(store.read_registry(), goal_id)
@@ -31,10 +33,11 @@ def open_gate(
         check_id("gate", gate_id)
 
     def change(state: GoalState) -> Gate:
-        chosen = gate_id or f"gate-{len(state.gates) + 1}"
+        prefix = "gate" if kind == "owner" else kind.replace("_", "-")
+        chosen = gate_id or f"{prefix}-{len(state.gates) + 1}"
         if state.gate(chosen) is not None:
             raise ConflictError(f"gate {chosen!r} already exists in goal {goal_id!r}")
-        gate = Gate(gate_id=chosen, title=title.strip(), blocks_agent=blocks_agent, opened_at=now)
+        gate = Gate(gate_id=chosen, title=title.strip(), kind=kind, blocks_agent=blocks_agent, opened_at=now)
         state.gates.append(gate)
         return gate
 

@@ -8,7 +8,7 @@ from typing import Any, get_type_hints
 from loopx_core.errors import ConflictError, NotFoundError, SettlementError, UsageError
 from loopx_core.ids import check_id
 from loopx_core.models import SCHEMA_VERSION, AgentEntry, GoalEntry, GoalState, QuotaPolicy, Registry
-from loopx_core.models.domain import Minutes, check, check_optional
+from loopx_core.models.domain import Minutes, NoProgressLimit, check, check_optional
 from loopx_core.store.base import Store
 
 
@@ -56,10 +56,17 @@ def policy_from(base: QuotaPolicy, **changes: float | None) -> QuotaPolicy:
 
 
 def add_goal(
-    store: Store, goal_id: str, objective: str, now: datetime, **quota: float | None
+    store: Store,
+    goal_id: str,
+    objective: str,
+    now: datetime,
+    *,
+    no_progress_limit: int | None = None,
+    **quota: float | None,
 ) -> GoalEntry:
     """Create a goal: its registry entry and an empty state."""
     check_id("goal", goal_id)
+    limit = check_optional("--no-progress-limit", NoProgressLimit, no_progress_limit)
     if not objective.strip():
         raise UsageError("a goal needs a non-empty --objective")
     policy = policy_from(QuotaPolicy(), **quota)
@@ -73,6 +80,7 @@ def add_goal(
             quota=policy,
             created_at=now,
             updated_at=now,
+            **({"no_progress_limit": limit} if limit is not None else {}),
         )
         store.create_goal(GoalState(schema_version=SCHEMA_VERSION, goal_id=goal_id))
         registry.goals[goal_id] = entry
@@ -87,9 +95,11 @@ def configure_goal(
     now: datetime,
     *,
     objective: str | None = None,
+    no_progress_limit: int | None = None,
     **quota: float | None,
 ) -> GoalEntry:
-    """Change a goal's objective or quota policy."""
+    """Change a goal's objective, quota policy or no-progress limit."""
+    limit = check_optional("--no-progress-limit", NoProgressLimit, no_progress_limit)
 
     def change(registry: Registry) -> GoalEntry:
         goal = require_goal(registry, goal_id)
@@ -98,6 +108,8 @@ def configure_goal(
                 raise UsageError("--objective must not be empty")
             goal.objective = objective.strip()
         goal.quota = policy_from(goal.quota, **quota)
+        if limit is not None:
+            goal.no_progress_limit = limit
         goal.updated_at = now
         return goal
 

@@ -66,9 +66,9 @@ def spend(
 
     def build(seq: int, last: LedgerEvent | None) -> LedgerEvent:
         if turn_instance_id is not None:
-            for event in store.ledger_since(goal_id, now - lookback(goal.quota)):
-                if event.kind == "spend" and event.turn_instance_id == turn_instance_id:
-                    raise _AlreadyRecorded(event)
+            earlier = store.spend_receipt(goal_id, turn_instance_id)
+            if earlier is not None:
+                raise _AlreadyRecorded(earlier)
         return LedgerEvent(
             schema_version=SCHEMA_VERSION,
             event_id=f"ev-{seq}",
@@ -121,12 +121,10 @@ def void(
     check_id("event", event_id)
 
     def build(seq: int, last: LedgerEvent | None) -> LedgerEvent:
-        target = None
-        for event in store.ledger_all(goal_id):
-            if event.event_id == event_id:
-                target = event
-            elif event.kind == "void" and event.voids_event_id == event_id:
-                raise _AlreadyRecorded(event)
+        earlier = store.void_receipt(goal_id, event_id)
+        if earlier is not None:
+            raise _AlreadyRecorded(earlier)
+        target = next((e for e in store.ledger_all(goal_id) if e.event_id == event_id), None)
         if target is None:
             raise NotFoundError(f"ledger event {event_id!r} not found in goal {goal_id!r}")
         if target.kind != "spend":

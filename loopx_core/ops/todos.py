@@ -9,7 +9,7 @@ from loopx_core.decide import scope
 from loopx_core.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from loopx_core.ids import check_id
 from loopx_core.models import GoalState, Todo
-from loopx_core.models.domain import Minutes, Priority, check
+from loopx_core.models.domain import Minutes, Priority, check, check_optional
 from loopx_core.models.identity import SettlementIdentity
 from loopx_core.ops.goals import require_goal, require_worker
 from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, lease_todo
@@ -75,6 +75,63 @@ def add_todo(
             updated_at=now,
         )
         state.todos.append(todo)
+        return todo
+
+    return store.update_goal(goal_id, change)
+
+
+def update_todo(
+    store: Store,
+    goal_id: str,
+    todo_id: str,
+    now: datetime,
+    *,
+    title: str | None = None,
+    priority: int | None = None,
+    required_capabilities: list[str] | None = None,
+    bound_agent: str | None = None,
+    excluded_agents: list[str] | None = None,
+    blocks_agent: str | None = None,
+) -> Todo:
+    """Re-scope a todo: change what is given (an empty string clears an agent field).
+
+    A blocked or deferred todo re-scoped is open again; a re-scoped todo is progress for a
+    replan turn (`rescoped_at`).
+    """
+    require_goal(store.read_registry(), goal_id)
+    check_id("todo", todo_id)
+    if title is not None and not title.strip():
+        raise UsageError("--title must not be empty")
+    priority = check_optional("--priority", Priority, priority)
+    agents = {"bound": bound_agent, "blocks": blocks_agent}
+    for kind_name, agent in [*agents.items(), *(("excluded", a) for a in excluded_agents or [])]:
+        if agent:
+            check_id(f"{kind_name} agent", agent)
+    if all(
+        v is None
+        for v in (title, priority, required_capabilities, bound_agent, excluded_agents, blocks_agent)
+    ):
+        raise UsageError("nothing to change: give --title, --priority, --capability or an agent option")
+
+    def change(state: GoalState) -> Todo:
+        todo = require_todo(state, todo_id)
+        if todo.status == "done":
+            raise RefusedError(f"todo {todo_id!r} is done: add a new todo instead", code="todo_done")
+        if title is not None:
+            todo.title = title.strip()
+        if priority is not None:
+            todo.priority = priority
+        if required_capabilities is not None:
+            todo.required_capabilities = sorted({c.strip() for c in required_capabilities if c.strip()})
+        if bound_agent is not None:
+            todo.bound_agent = bound_agent or None
+        if blocks_agent is not None:
+            todo.blocks_agent = blocks_agent or None
+        if excluded_agents is not None:
+            todo.excluded_agents = sorted(set(excluded_agents))
+        if todo.status in ("blocked", "deferred"):
+            todo.status, todo.blocked_reason = "open", None
+        todo.rescoped_at = todo.updated_at = now
         return todo
 
     return store.update_goal(goal_id, change)

@@ -26,6 +26,8 @@ def write_run(store: Store, record: dict[str, Any], at: datetime) -> None:
         turn_key=record["turn_key"],
         validation="passed" if record["validation"]["passed"] else "failed",
         summary=record["summary"][:160],
+        progress=record["progress"]["kind"],
+        progress_detail=record["progress"]["detail"][:160],
     )
     store.record_run(record["goal_id"], record, run_markdown(record), entry)
 

@@ -17,7 +17,10 @@ from typing import Any
 from loopx_core import faults as fault
 from loopx_core.clock import iso
 from loopx_core.kernel.algebra import FailureKind, SettlementReceipt, SettlementResult, Step, StepKind
+from loopx_core.models import GoalState
 from loopx_core.models.journal import TurnJournal
+from loopx_core.models.runs import Progress
+from loopx_core.ops import gates
 from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, hold_lease, lease_lost
 from loopx_core.ops.spend import spend
 from loopx_core.quota import charge_slots, compute_usage, lookback
@@ -45,6 +48,8 @@ class TurnContext:
     changed_files: list[str] = field(default_factory=list)
     slots: int | None = None
     no_followup: bool = False
+    no_progress: str | None = None
+    """The agent's own word that the turn advanced nothing, and why (`--no-progress REASON`)."""
     release_on_commit: bool = True
     """Free the agent's open-turn slot at commit (the driver frees it after finishing the todo)."""
 
@@ -192,10 +197,59 @@ def durable_writeback(ctx: TurnContext) -> Step:
             "written_at": iso(now),
             "no_followup": "terminal_closeout" in journal.plan,
         }
+        kind, detail = progress_of(ctx, journal)
+        record["progress"] = {"kind": kind, "detail": detail}
+        limit = ctx.store.read_registry().goals[identity.goal_id].no_progress_limit  # read before writing
         runlog.write_run(ctx.store, record, now)
-        return {"run_id": run_id}, f"writeback:{run_id}"
+        tally_progress(ctx.store, identity.goal_id, kind, detail, now, limit=limit)
+        return {"run_id": run_id, "progress": kind}, f"writeback:{run_id}"
 
     return journal_step(ctx, StepKind.DURABLE_WRITEBACK, perform)
+
+
+def progress_of(ctx: TurnContext, journal: TurnJournal) -> tuple[Progress, str]:
+    """What the turn advanced: its todo, or (a replan) the todos it added or re-scoped; else none."""
+    if ctx.no_progress is not None:
+        return "none", ctx.no_progress.strip()[:200] or "the agent reported no progress"
+    todo_id = journal.identity.get("todo_id")
+    if todo_id is not None:
+        return "todo_worked", f"todo {todo_id}"
+    state = ctx.store.read_goal(ctx.goal_id)
+    since = journal.started_at
+    touched = [
+        t.todo_id
+        for t in state.todos
+        if t.kind == "agent"
+        and t.is_open_work
+        and (t.created_at >= since or (t.rescoped_at is not None and t.rescoped_at >= since))
+    ]
+    if touched:
+        return "todos_added", f"todos {', '.join(touched)}"
+    return "none", "the replan turn added or re-scoped no todo"
+
+
+def tally_progress(
+    store: Store, goal_id: str, kind: Progress, detail: str, now: datetime, *, limit: int
+) -> None:
+    """Count no-progress turns in a row; at `limit`, open a gate for the goal's owner (goal lock held)."""
+
+    def count(state: GoalState) -> int:
+        state.no_progress_turns = state.no_progress_turns + 1 if kind == "none" else 0
+        streak = state.no_progress_turns
+        if streak >= limit:
+            state.no_progress_turns = 0
+        return streak
+
+    streak = store.update_goal(goal_id, count)
+    if kind == "none" and streak >= limit:
+        gates.open_gate(
+            store,
+            goal_id,
+            f"{streak} settled turns in a row advanced nothing (last: {detail}): re-scope the goal, "
+            "add todos, or resolve this gate to let the agents try again",
+            now,
+            kind="no_progress",
+        )
 
 
 def quota_spend(ctx: TurnContext) -> Step:

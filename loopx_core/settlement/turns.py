@@ -266,7 +266,9 @@ def writeback_turn(ctx: TurnContext, *, adapter: str) -> dict[str, Any]:
     lost = lease_lost(ctx.store.read_goal(ctx.goal_id), identity)
     if lost and journal.phase("durable_writeback") is None:
         raise SettlementError("lease_lost", lost, step="host_execute")
-    ctx.store.run_indexed(ctx.goal_id, run_id_for(identity.effect_id))  # a damaged history refuses first
+    # every file the writeback reads is read before anything is written: a damaged one refuses first
+    ctx.store.read_registry()
+    ctx.store.run_indexed(ctx.goal_id, run_id_for(identity.effect_id))
     record_host_phases(ctx, {"adapter": adapter, "status": "succeeded"})
     return settle_steps(ctx, [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK], adapter=adapter)
 
