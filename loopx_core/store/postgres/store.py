@@ -10,6 +10,7 @@ the machine (`.loopx/store.json` naming this store, host hook state).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -372,12 +373,29 @@ class PostgresStore:
 
         self.session.write([goal_key(goal_id)], body)
 
-    def run_history(self, goal_id: str) -> list[RunIndexEntry]:
-        """The goal's run history, oldest first."""
+    def read_history(self, goal_id: str, *, last: int | None = None) -> list[RunIndexEntry]:
+        """The run history (only its `last` entries if given), oldest first."""
         self._ready()
-        sql = "SELECT entry::text FROM loopx_run_index WHERE goal_id = %s ORDER BY position"
-        rows = self.session.read(lambda c: c.execute(sql, (check_id("goal", goal_id),)).fetchall())
-        return [validated(r[0], RunIndexEntry, "a line of the run history", self.label) for r in rows]
+        sql = "SELECT entry::text FROM loopx_run_index WHERE goal_id = %s ORDER BY position DESC LIMIT %s"
+        params = (check_id("goal", goal_id), last if last is None or last >= 0 else 0)
+        rows = self.session.read(lambda c: c.execute(sql, params).fetchall())
+        return [
+            validated(r[0], RunIndexEntry, "a line of the run history", self.label) for r in reversed(rows)
+        ]
+
+    def read_run(self, goal_id: str, run_id: str) -> dict[str, Any]:
+        """One run's full record, as written at its durable writeback."""
+        check_id("run", run_id)
+        self._ready()
+        sql = "SELECT record::text FROM loopx_runs WHERE goal_id = %s AND run_id = %s"
+        row = self.session.read(lambda c: c.execute(sql, (check_id("goal", goal_id), run_id)).fetchone())
+        if row is None:
+            raise NotFoundError(f"run {run_id!r} not found in goal {goal_id!r}")
+        data = json.loads(row[0])
+        if not isinstance(data, dict) or data.get("schema_version") != 1:
+            where = f"{self.label} (run {run_id})"
+            raise SchemaUnsupportedError(f"run record {where} is not a schema 1 run record", path=where)
+        return data
 
 
 # -- rows shared with the migration ------------------------------------------------------------
