@@ -62,7 +62,7 @@ def status_markdown(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return "No goals yet: `loopx goal add --goal-id ID --objective TEXT`.\n"
     return "# LoopX status\n\n" + table(
-        ["goal", "state", "who acts", "todos open/done", "slots", "next eligible", "reason"],
+        ["goal", "state", "who acts", "todos open/done", "slots", "next eligible", "reason", "last run"],
         [
             [
                 r["goal_id"],
@@ -72,7 +72,36 @@ def status_markdown(rows: list[dict[str, Any]]) -> str:
                 f"{r['spent_slots']}/{r['allowed_slots']}" if r["spent_slots"] is not None else "-",
                 r["next_eligible_at"],
                 r["reason"],
+                _last_run_cell(r.get("last_run")),
             ]
             for r in rows
         ],
     )
+
+
+def history_markdown(rows: list[dict[str, Any]]) -> str:
+    """`loopx history` as a Markdown table, newest first."""
+    if not rows:
+        return "No runs yet: a turn's writeback records one.\n"
+    return "# LoopX history\n\n" + table(
+        ["at", "goal", "agent", "subject", "validation", "progress", "summary"],
+        [
+            [
+                r["at"],
+                r["goal_id"],
+                r["agent_id"],
+                r.get("todo_id") or "replan",
+                r["validation"],
+                f"{r['progress']}: {r['progress_detail']}" if r.get("progress_detail") else r["progress"],
+                " ".join(r["summary"].split()),
+            ]
+            for r in rows
+        ],
+    )
+
+
+def _last_run_cell(run: dict[str, Any] | None) -> str | None:
+    if not run:
+        return None
+    summary = " ".join(run["summary"].split())
+    return f"{run['at']} {run['agent_id']}: {summary[:60]}"

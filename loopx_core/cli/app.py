@@ -248,6 +248,33 @@ def agent_register(
         )
 
 
+@app.command("history")
+def history(
+    ctx: typer.Context,
+    goal_id: Annotated[str | None, typer.Option("--goal-id", "-g", help="Only this goal.")] = None,
+    agent_id: Annotated[str | None, typer.Option("--agent-id", "-a", help="Only this agent's runs.")] = None,
+    todo_id: Annotated[str | None, typer.Option("--todo-id", "-t", help="Only runs on this todo.")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="Only runs at or after (ISO-8601).")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many, newest first.")] = 20,
+    fmt: MarkdownFormat = Format.markdown,
+) -> None:
+    """What each turn did: the run history across goals, newest first."""
+    from loopx_core.clock import parse_time
+    from loopx_core.ops.history import history as runs
+    from loopx_core.render import history_markdown
+
+    with reporting(fmt):
+        rows = runs(
+            store(ctx),
+            goal_id=goal_id,
+            agent_id=agent_id,
+            todo_id=todo_id,
+            since=parse_time(since, what="--since") if since is not None else None,
+            limit=limit,
+        )
+        emit({"runs": rows}, fmt, lambda d: history_markdown(d["runs"]))
+
+
 app.command("writeback")(turn_cmds.writeback)
 app.command("workflow-skills")(hosts_cmds.workflow_skills)
 

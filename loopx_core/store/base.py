@@ -113,6 +113,14 @@ class Store(Protocol):
         """Store a run record and add `entry` to the history once."""
         ...
 
+    def read_history(self, goal_id: str, *, last: int | None = None) -> list[RunIndexEntry]:
+        """The run history (only its `last` entries if given), oldest first."""
+        ...
+
+    def read_run(self, goal_id: str, run_id: str) -> dict[str, Any]:
+        """One run's full record (summary, evidence, changed files, progress)."""
+        ...
+
     # -- scheduler
     def read_scheduler(self, goal_id: str) -> SchedulerState:
         """The goal's scheduler state (empty if no host reported yet)."""

@@ -7,10 +7,13 @@ import os
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
+from itertools import islice
 from pathlib import Path
 from typing import Any, TypeVar
 
-from loopx_core.errors import ConflictError, NotFoundError
+from pydantic import ValidationError
+
+from loopx_core.errors import ConflictError, NotFoundError, SchemaUnsupportedError, StateInvalidError
 from loopx_core.faults import race_window
 from loopx_core.ids import check_id
 from loopx_core.models import SCHEMA_VERSION, GoalState, LedgerEvent, Registry
@@ -18,7 +21,7 @@ from loopx_core.models.journal import TurnJournal, check_turn_key
 from loopx_core.models.runs import RunIndexEntry
 from loopx_core.models.scheduler import SchedulerState
 from loopx_core.store import ledger, receipts
-from loopx_core.store.atomic import atomic_write_bytes, read_model, write_model
+from loopx_core.store.atomic import atomic_write_bytes, explain, read_model, shown, write_model
 from loopx_core.store.lock import file_lock
 
 T = TypeVar("T")
@@ -251,6 +254,38 @@ class FileStore:
     def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:
         """Ledger events at or after `since`, oldest first."""
         return ledger.read_tail(self.ledger_path(goal_id), since, root=self.root)
+
+    def read_history(self, goal_id: str, *, last: int | None = None) -> list[RunIndexEntry]:
+        """The run history (only its `last` lines if given), oldest first; read from the end.
+
+        A damaged line is `StateInvalidError` naming the file.
+        """
+        path = self.runs_dir(check_id("goal", goal_id)) / "index.jsonl"
+        lines = list(islice(ledger.reverse_lines(path), last))
+        lines.reverse()
+        where = shown(path, self.root)
+        entries = []
+        for line in lines:
+            try:
+                entries.append(RunIndexEntry.model_validate_json(line))
+            except ValidationError as exc:
+                raise explain(where, line, "a line of the run history", exc) from None
+        return entries
+
+    def read_run(self, goal_id: str, run_id: str) -> dict[str, Any]:
+        """One run's full record, as written at its durable writeback."""
+        check_id("run", run_id)
+        path = self.runs_dir(check_id("goal", goal_id)) / f"{run_id}.json"
+        where = shown(path, self.root)
+        try:
+            data = json.loads(path.read_bytes())
+        except FileNotFoundError:
+            raise NotFoundError(f"run {run_id!r} not found in goal {goal_id!r}") from None
+        except (OSError, ValueError, RecursionError):
+            raise StateInvalidError(f"run record {where} is unreadable or not JSON", path=where) from None
+        if not isinstance(data, dict) or data.get("schema_version") != 1:
+            raise SchemaUnsupportedError(f"run record {where} is not a schema 1 run record", path=where)
+        return data
 
     def ledger_all(self, goal_id: str) -> list[LedgerEvent]:
         """The whole ledger, oldest first (for inspection, not the hot path)."""
