@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from loopx_core.errors import UsageError
 from loopx_core.hosts import Host, HostSteps, RenderContext
+from loopx_core.hosts.manager import plugin_call
 
 UNREGISTER_TIMEOUT_S = 120
 NOT_ON_PATH = (
@@ -38,10 +38,11 @@ def default_loopx() -> tuple[str, str | None]:
 
 
 def host_steps(h: Host, operation: str, context: RenderContext) -> HostSteps:
-    """The host's notes and unregister commands for this operation (anything but HostSteps is a usage error)."""
-    answer = h.steps(operation, context)
-    if not isinstance(answer, HostSteps):
-        raise UsageError(f"{h.name}: steps() returned {type(answer).__name__}, not HostSteps")
+    """The host's notes and unregister commands for this operation (a failing host is one line)."""
+    with plugin_call(h.name, "steps"):
+        answer = h.steps(operation, context)
+        if not isinstance(answer, HostSteps):
+            raise TypeError(f"steps() returned {type(answer).__name__}, not HostSteps")
     return answer
 
 

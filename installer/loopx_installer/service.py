@@ -15,8 +15,8 @@ import pluggy
 
 from loopx_core import __version__
 from loopx_core.errors import ConflictError, StateInvalidError, UsageError
-from loopx_core.hosts import FacadeFile, Host, RenderContext
-from loopx_core.hosts.manager import declared_bases, host
+from loopx_core.hosts import FacadeFile, Finding, Host, RenderContext
+from loopx_core.hosts.manager import declared_bases, host, plugin_call
 from loopx_core.hosts.model import CORE_BASES
 from loopx_installer import lifecycle, merge
 from loopx_installer.apply import apply, blocked, diff
@@ -110,10 +110,12 @@ def render(h: Host, context: RenderContext) -> list[FacadeFile]:
         files = h.render(context)
     except ValueError as exc:
         raise UsageError(f"{h.name}: {str(exc)[:200]}") from None
+    if not isinstance(files, list):
+        raise TypeError(f"render() returned {type(files).__name__}, not a list of FacadeFile")
     allowed = {*CORE_BASES, *(b.name for b in h.bases)}
     for f in files:
         if not isinstance(f, FacadeFile):
-            raise UsageError(f"{h.name}: render() returned {type(f).__name__}, not a FacadeFile")
+            raise TypeError(f"render() returned a {type(f).__name__}, not a FacadeFile")
         if f.base not in allowed:
             raise UsageError(f"{h.name}: facade file {f.path[:80]!r} has the unknown base {f.base[:40]!r}")
     return files
@@ -138,7 +140,9 @@ class _Run:
         winners: dict[str, tuple[Placed, Pair]] = {}
         own = {b.name: b for b in self.host.bases}
         for pair in self.selection.pairs:
-            for f in render(self.host, self.context(pair)):
+            with plugin_call(self.host.name, "render"):
+                files = render(self.host, self.context(pair))
+            for f in files:
                 base, rel = place(f, self.selection.scope, own)
                 path = safe_path(self.roots[base], rel)
                 winners[str(path)] = (Placed(f, path, self.manifest.shown(path), base, rel), pair)
@@ -271,7 +275,11 @@ def _check(r: _Run, report: Report) -> Report:
     shown = {p.file.key: p.shown for p in placed}
     for pair in kept:
         own = {p.file.key for p in placed if winners[str(p.path)] is pair}
-        for finding in r.host.verify(r.context(pair), installed):
+        with plugin_call(r.host.name, "verify"):
+            findings = list(r.host.verify(r.context(pair), installed))
+            if not all(isinstance(f, Finding) for f in findings):
+                raise TypeError("verify() must return a list of Finding")
+        for finding in findings:
             if pair is kept[-1] or finding.path in own:
                 report.drift.append(
                     {"path": shown.get(finding.path, finding.path), "problem": finding.problem}

@@ -38,7 +38,7 @@ def hook(
 
     from loopx_core.errors import LoopxError
     from loopx_core.hosts import HookAnswer, HookCall
-    from loopx_core.hosts.manager import events, get_plugin_manager
+    from loopx_core.hosts.manager import events, get_plugin_manager, plugin_call
     from loopx_core.ids import check_id
 
     try:
@@ -56,7 +56,8 @@ def hook(
             agent_id=agent,
             root=(ctx.find_root().obj or {}).get("root"),
         )
-        answer = known[name].handle_hook_event(name, call)
+        with plugin_call(known[name].name, "handle_hook_event"):
+            answer = known[name].handle_hook_event(name, call)
         if not isinstance(answer, HookAnswer):
             raise ValueError(
                 f"the {known[name].name} host answered {type(answer).__name__}, not a HookAnswer"
@@ -117,7 +118,7 @@ def heartbeat_prompt(
     from loopx_core.cli.output import Format, reporting
     from loopx_core.errors import NotFoundError
     from loopx_core.hosts import RenderContext
-    from loopx_core.hosts.manager import get_plugin_manager, host, hosts
+    from loopx_core.hosts.manager import get_plugin_manager, host, hosts, plugin_call
     from loopx_core.ids import check_id
 
     with reporting(Format.markdown):
@@ -128,7 +129,10 @@ def heartbeat_prompt(
             context = RenderContext(
                 host=h.name, goal_id=goal_id, agent_id=agent_id, loopx_command=loopx_command
             )
-            prompt = h.heartbeat_prompt(context)
+            with plugin_call(h.name, "heartbeat_prompt"):
+                prompt = h.heartbeat_prompt(context)
+                if prompt is not None and not isinstance(prompt, str):
+                    raise TypeError(f"heartbeat_prompt() returned {type(prompt).__name__}, not text")
             if prompt:
                 sys.stdout.write(prompt if prompt.endswith("\n") else prompt + "\n")
                 return

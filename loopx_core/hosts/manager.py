@@ -11,14 +11,15 @@ about `NAME`, so a plugin can never answer for another plugin's host.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pluggy
 
-from loopx_core.errors import UsageError
+from loopx_core.errors import LoopxError, UsageError
 from loopx_core.hosts import hookspecs
 from loopx_core.hosts.host import Host
 from loopx_core.hosts.model import BASE_NAME, CORE_BASES, Base
@@ -57,7 +58,10 @@ def get_plugin_manager(
             for name in blocked:
                 pm.set_blocked(name)
             for name in selected or [None]:  # type: ignore[list-item]
-                pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name)
+                with plugin_call(
+                    "a `loopx` entry-point plugin", "loading (block it with LOOPX_PLUGINS=-NAME)"
+                ):
+                    pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name)
         for name, plugin in plugins:
             try:
                 pm.register(plugin, name=name)
@@ -107,15 +111,55 @@ def registry(pm: pluggy.PluginManager) -> dict[str, Registered]:
         ) -> None:
             if not isinstance(host, Host):
                 raise UsageError(f"plugin {_plugin!r} registered {type(host).__name__}, not a Host")
+            problem = _shape_problem(host)
+            if problem:
+                raise UsageError(f"plugin {_plugin!r} registered a host whose {problem}")
             if host.name in found:
                 raise UsageError(
                     f"host {host.name!r} is declared twice ({found[host.name].plugin} and {_plugin})"
                 )
             found[host.name] = Registered(host, _plugin, _from[0], host.version or _from[1], _from[2])
 
-        pm.subset_hook_caller("loopx_register_hosts", others)(register=register)
+        with plugin_call(f"plugin {name!r}", "loopx_register_hosts"):
+            pm.subset_hook_caller("loopx_register_hosts", others)(register=register)
     _check_bases(found)
     return dict(sorted(found.items()))
+
+
+def _pairs(value: Any) -> bool:
+    return isinstance(value, tuple | list) and all(
+        isinstance(pair, tuple | list) and len(pair) == 2 and all(isinstance(v, str) for v in pair)
+        for pair in value
+    )
+
+
+def _shape_problem(h: Host) -> str | None:
+    """What is not of the declared types (the conformance kit checks the values)."""
+    if not isinstance(h.name, str) or not h.name or not isinstance(h.title, str):
+        return "name or title is not text"
+    if not _pairs(h.cases):
+        return "cases are not (scope, layout) pairs"
+    if not isinstance(h.bases, tuple | list) or not all(isinstance(b, Base) for b in h.bases):
+        return "bases are not Base folders"
+    if not isinstance(h.events, tuple | list) or not all(isinstance(e, str) for e in h.events):
+        return "events are not names"
+    return None
+
+
+@contextlib.contextmanager
+def plugin_call(who: str, what: str) -> Iterator[None]:
+    """Around a call into plugin code: a host's refusal (ValueError) is a usage error (exit 2), any
+    other exception a plugin failure (exit 1), one line either way; LoopX's own errors pass."""
+    try:
+        yield
+    except LoopxError:
+        raise
+    except ValueError as exc:
+        raise UsageError(f"{who}: {str(exc)[:200]}") from None
+    except Exception as exc:  # a bug in a plugin must not end in a traceback
+        raise LoopxError(
+            f"{who} failed in {what}: {type(exc).__name__}: {str(exc)[:160]}", code="plugin_failed"
+        ) from None
 
 
 def _check_bases(found: dict[str, Registered]) -> None:
@@ -153,7 +197,12 @@ def declared_bases(pm: pluggy.PluginManager) -> list[Base]:
 def packet_hints(pm: pluggy.PluginManager, surface: str, packet: dict[str, Any]) -> None:
     """Merge the host's hints for `surface` into `packet["scheduler_hint"][surface_key]`."""
     known = hosts(pm)
-    hints = known[surface].hints(packet) if surface in known else None
+    if surface not in known:
+        return
+    with plugin_call(surface, "hints"):
+        hints = known[surface].hints(packet)
+        if hints is not None and not isinstance(hints, dict):
+            raise TypeError(f"hints() returned {type(hints).__name__}, not a dict")
     if hints:
         packet["scheduler_hint"].setdefault(surface.replace("-", "_"), {}).update(hints)
 
