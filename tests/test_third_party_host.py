@@ -258,3 +258,40 @@ def test_the_core_decides_pairs_from_the_declaration(
             with pytest.raises(UsageError, match=f"orbit-ide has no {scope} scope"):
                 service.run(request, pm)
     assert tree(work) == []  # installed and removed, or never written
+
+
+FOLDER = st.text(st.sampled_from("abcxyz0189 -_.é"), min_size=1, max_size=12).filter(
+    lambda s: s.strip() and s not in (".", "..") and not s.startswith(" ")
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=st.one_of(st.none(), st.just(""), FOLDER, FOLDER.map(lambda s: f"~/{s}")))
+def test_its_variable_moves_its_home(
+    orbit: ModuleType,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    value: str | None,
+) -> None:
+    """Unset or empty: the default under HOME; a relative value: from the current folder; `~`: HOME."""
+    work = tmp_path_factory.mktemp("homes")
+    home, cwd = work / "home", work / "cwd"
+    cwd.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(cwd)
+    if value is None:
+        monkeypatch.delenv("ORBIT_HOME", raising=False)
+    else:
+        monkeypatch.setenv("ORBIT_HOME", value)
+    if not value:
+        expected = home / ".orbit"
+    elif value.startswith("~/"):
+        expected = home / value[2:]
+    else:
+        expected = cwd / value
+    pm = get_plugin_manager(load_entrypoints=False, plugins=[("orbit-ide", orbit)])
+    report = service.run(Request("install", "orbit-ide", "user"), pm)
+    assert tree(expected.resolve()) == FILES
+    assert not any(f["path"].startswith("/") or str(work) in f["path"] for f in report.files), report.files
+    service.run(Request("uninstall", "orbit-ide", "user"), pm)
+    assert tree(work) == []
