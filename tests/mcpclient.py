@@ -23,6 +23,15 @@ TOOLS = {  # every tool the server must list
     "turn_renew",
     "turn_inspect_journal",
     "status",
+    "todo_add",
+    "todo_update",
+    "turn_cancel",
+    "focus_wait",
+    "focus_poll",
+    "focus_done",
+    "gate_open",
+    "gate_resolve",
+    "history",
 }
 
 

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from loopx_core.clock import now
 from loopx_core.errors import UsageError
-from loopx_core.models.domain import Id, Minutes
+from loopx_core.models.domain import Count, Id, Minutes, Priority
 from loopx_core.ops.todos import DEFAULT_LEASE_MINUTES
 from loopx_core.store.files import FileStore
 
@@ -183,6 +183,123 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
 
         return {"goals": attention(store(), now())}
 
+    def todo_add(
+        goal_id: Id,
+        title: str,
+        priority: Priority = 2,
+        required_capabilities: list[str] | None = None,
+        kind: Literal["agent", "user"] = "agent",
+        bound_agent: Id | None = None,
+        blocks_agent: Id | None = None,
+    ) -> dict[str, Any]:
+        """Add a todo (a replan turn's work: each new todo is its progress)."""
+        from loopx_core.ops.todos import add_todo
+
+        todo = add_todo(
+            store(),
+            goal_id,
+            title,
+            now(),
+            kind=kind,
+            priority=priority,
+            required_capabilities=required_capabilities,
+            bound_agent=bound_agent,
+            blocks_agent=blocks_agent,
+        )
+        return todo.model_dump(mode="json", exclude_none=True)
+
+    def todo_update(
+        goal_id: Id,
+        todo_id: Id,
+        title: str | None = None,
+        priority: Priority | None = None,
+        required_capabilities: list[str] | None = None,
+        bound_agent: str | None = None,
+        blocks_agent: str | None = None,
+    ) -> dict[str, Any]:
+        """Re-scope a todo (an empty agent string clears it; a blocked todo opens again)."""
+        from loopx_core.ops.todos import update_todo
+
+        todo = update_todo(
+            store(),
+            goal_id,
+            todo_id,
+            now(),
+            title=title,
+            priority=priority,
+            required_capabilities=required_capabilities,
+            bound_agent=bound_agent,
+            blocks_agent=blocks_agent,
+        )
+        return todo.model_dump(mode="json", exclude_none=True)
+
+    def turn_cancel(goal_id: Id, agent_id: Id, turn_key: str, reason: str | None = None) -> dict[str, Any]:
+        """Cancel this agent's open turn (or clear one whose journal is gone); its lease is released."""
+        from loopx_core.kernel.results import turn_result
+        from loopx_core.settlement.turns import cancel_turn
+
+        journal = cancel_turn(store(), goal_id, agent_id, turn_key, now(), reason)
+        if journal is None:
+            return {"goal_id": goal_id, "agent_id": agent_id, "turn_key": turn_key, "status": "cleared"}
+        return turn_result(journal, adapter="mcp")
+
+    def focus_wait(
+        goal_id: Id,
+        reason: str,
+        for_minutes: Minutes | None = None,
+        poll_every_minutes: Minutes | None = None,
+    ) -> dict[str, Any]:
+        """Make the goal wait on external evidence (polled on a cadence if given)."""
+        from loopx_core.ops.gates import focus_wait as wait
+
+        waiting = wait(
+            store(), goal_id, reason, now(), for_minutes=for_minutes, poll_every_minutes=poll_every_minutes
+        )
+        return waiting.model_dump(mode="json", exclude_none=True)
+
+    def focus_poll(goal_id: Id) -> dict[str, Any]:
+        """Record a monitor poll that found nothing yet (the next poll is due one cadence later)."""
+        from loopx_core.ops.gates import focus_poll as poll
+
+        return poll(store(), goal_id, now()).model_dump(mode="json", exclude_none=True)
+
+    def focus_done(goal_id: Id, evidence: str | None = None) -> dict[str, Any]:
+        """End the focus wait with the evidence that arrived (clearing twice is harmless)."""
+        from loopx_core.ops.gates import focus_clear
+
+        ended = focus_clear(store(), goal_id, evidence=evidence)
+        return {
+            "goal_id": goal_id,
+            "cleared": ended.model_dump(mode="json", exclude_none=True) if ended else None,
+        }
+
+    def gate_open(goal_id: Id, title: str, blocks_agent: Id | None = None) -> dict[str, Any]:
+        """Open an operator gate: it stops that agent (or every agent) until the owner resolves it."""
+        from loopx_core.ops.gates import open_gate
+
+        return open_gate(store(), goal_id, title, now(), blocks_agent=blocks_agent).model_dump(
+            mode="json", exclude_none=True
+        )
+
+    def gate_resolve(goal_id: Id, gate_id: Id, resolution: str | None = None) -> dict[str, Any]:
+        """Resolve an open gate (as the owner decided)."""
+        from loopx_core.ops.gates import resolve_gate
+
+        return resolve_gate(store(), goal_id, gate_id, now(), resolution=resolution).model_dump(
+            mode="json", exclude_none=True
+        )
+
+    def history(
+        goal_id: Id | None = None,
+        agent_id: Id | None = None,
+        todo_id: Id | None = None,
+        limit: Count = 20,
+    ) -> dict[str, Any]:
+        """What each turn did: the run history, newest first."""
+        from loopx_core.ops.history import history as runs
+
+        return {"runs": runs(store(), goal_id=goal_id, agent_id=agent_id, todo_id=todo_id, limit=limit)}
+
     return [
         quota_should_run,
         todo_list,
@@ -194,6 +311,15 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         turn_renew,
         turn_inspect_journal,
         status,
+        todo_add,
+        todo_update,
+        turn_cancel,
+        focus_wait,
+        focus_poll,
+        focus_done,
+        gate_open,
+        gate_resolve,
+        history,
     ]
 
 
