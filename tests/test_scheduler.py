@@ -113,20 +113,14 @@ def test_heartbeat_prompt(cli: Cli) -> None:
     assert cli("heartbeat-prompt", "-g", "demo", "-a", "builder", "--surface", "dsh").exit_code == 3
 
 
-def test_hook_loopx_heartbeat_prompt() -> None:
-    from loopx_core.hosts.manager import get_plugin_manager
+def test_host_heartbeat_prompt() -> None:
+    from loopx_core.hosts.manager import get_plugin_manager, hosts
     from loopx_core.hosts.model import RenderContext
 
-    pm = get_plugin_manager()
-    context = RenderContext(host="codex-app", goal_id="g", agent_id="a")
-    prompt = pm.hook.loopx_heartbeat_prompt(host="codex-app", context=context)
+    known = hosts(get_plugin_manager())
+    prompt = known["codex-app"].heartbeat_prompt(RenderContext(host="codex-app", goal_id="g", agent_id="a"))
     assert "--goal-id g --agent-id a --surface codex-app" in prompt
-    assert (
-        pm.hook.loopx_heartbeat_prompt(
-            host="dsh", context=RenderContext(host="dsh", goal_id="g", agent_id="a")
-        )
-        is None
-    )
+    assert known["dsh"].heartbeat_prompt(RenderContext(host="dsh", goal_id="g", agent_id="a")) is None
 
 
 def _hint(cli: Cli, *extra: str) -> dict:  # type: ignore[type-arg]

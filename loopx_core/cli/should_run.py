@@ -38,6 +38,8 @@ def run_should_run(
             surface=surface,
             current_rrule=current_rrule,
         )
+        from loopx_core.hosts.packet_hints import hint_contributors
+
         packet = build_packet(inputs, contributors=hint_contributors(surface))
         if fmt is Format.json:
             sys.stdout.write(dumps(packet) + "\n")
@@ -48,13 +50,3 @@ def run_should_run(
         if packet["quota"]["state"] == "blocked_health":
             return int(ExitCode.STATE_INVALID)
     return 0
-
-
-def hint_contributors(surface: str | None) -> tuple:  # type: ignore[type-arg]
-    """Host plugins' packet hints for `surface`; plugins load only when a surface is named."""
-    if not surface:
-        return ()
-    from loopx_core.hosts.manager import get_plugin_manager, packet_hints
-
-    pm = get_plugin_manager()
-    return (lambda packet: packet_hints(pm, surface, packet),)
