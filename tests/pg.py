@@ -14,6 +14,7 @@ import itertools
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -103,12 +104,16 @@ class Cluster:
         return self.dsn(schema=name)
 
     def terminate_backends(self, pattern: str = "%") -> int:
-        """pg_terminate_backend on every LoopX session whose current query matches `pattern`."""
-        rows = self.sql(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-            f"WHERE application_name = 'loopx' AND query LIKE '{pattern}'"
-        )
-        return int(rows[0][0])  # type: ignore[call-overload]
+        """pg_terminate_backend on every LoopX session idle inside a transaction whose last query matches."""
+        import psycopg
+
+        with psycopg.connect(self.dsn(), autocommit=True) as conn:
+            row = conn.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'loopx' "
+                "AND state = 'idle in transaction' AND query LIKE %s",
+                (pattern,),
+            ).fetchone()
+        return int(row[0]) if row else 0
 
 
 def start_cluster() -> Cluster:
@@ -149,3 +154,80 @@ def pg_cluster() -> Iterator[Cluster]:
 def pg_dsn(pg_cluster: Cluster) -> str:
     """The DSN of an empty schema of its own."""
     return pg_cluster.fresh_schema()
+
+
+class Machine:
+    """One "machine": a project folder and a home of its own, pointed at the team store."""
+
+    def __init__(self, base: Path, name: str, dsn: str) -> None:
+        self.name = name
+        self.dsn = dsn
+        self.project = base / name / "project"
+        self.home = base / name / "home"
+        self.project.mkdir(parents=True)
+        self.home.mkdir(parents=True)
+
+    def env(self, now: str | None = None, **extra: str) -> dict[str, str]:
+        """The machine's environment: its own HOME and host folders, no LOOPX_ROOT/LOOPX_STORE."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LOOPX_")}
+        env["HOME"] = str(self.home)
+        for name in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "DSH_HOME", "DSH_AGENTS_HOME"):
+            env[name] = str(self.home / name.lower())
+        if now is not None:
+            env["LOOPX_NOW"] = now
+        env.update(extra)
+        return env
+
+    def command(self, *args: str) -> list[str]:
+        """`loopx ARGS...` as this machine runs it (in its project folder)."""
+        return [str(Path(sys.executable).parent / "loopx"), *args]
+
+    def run(
+        self, *args: str, now: str | None = None, timeout: float = 120, **extra: str
+    ) -> subprocess.CompletedProcess[str]:
+        """Run `loopx ARGS...` in the machine's project folder and wait."""
+        return subprocess.run(
+            self.command(*args),
+            cwd=self.project,
+            env=self.env(now, **extra),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+
+    def start(self, *args: str, now: str | None = None, **extra: str) -> subprocess.Popen[str]:
+        """Start `loopx ARGS...` in the background."""
+        return subprocess.Popen(
+            self.command(*args),
+            cwd=self.project,
+            env=self.env(now, **extra),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+        )
+
+    def join(self) -> None:
+        """Record the team store for this machine's project, as `loopx init --store` does."""
+        from loopx_core.store.choice import record
+
+        record(self.project, self.dsn)
+
+
+def machines(base: Path, dsn: str, count: int) -> list[Machine]:
+    """`count` machines, each joined to the store at `dsn`."""
+    made = [Machine(base, f"m{n}", dsn) for n in range(1, count + 1)]
+    for machine in made:
+        machine.join()
+    return made
+
+
+def finish(procs: list[subprocess.Popen[str]], timeout: float = 120) -> list[tuple[int, str, str]]:
+    """Wait for every process: (exit code, stdout, stderr) each."""
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=timeout)
+        results.append((proc.returncode, out, err))
+    return results
