@@ -1,4 +1,8 @@
-"""The host's own hints in a should-run packet, for the adapters that build packets (CLI, MCP)."""
+"""The host's own hints in a should-run packet, for the adapters that build packets (CLI, MCP).
+
+Outside the `hosts` package on purpose: importing that package loads pluggy and the facade
+model, which `should-run` without `--surface` must not pay for.
+"""
 
 from __future__ import annotations
 

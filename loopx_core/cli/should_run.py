@@ -38,7 +38,7 @@ def run_should_run(
             surface=surface,
             current_rrule=current_rrule,
         )
-        from loopx_core.hosts.packet_hints import hint_contributors
+        from loopx_core.host_hints import hint_contributors
 
         packet = build_packet(inputs, contributors=hint_contributors(surface))
         if fmt is Format.json:

@@ -33,7 +33,7 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
     ) -> dict[str, Any]:
         """Decide whether and what this agent should run now (read-only): the should-run packet."""
         from loopx_core.decide.packet import build_packet, load_inputs
-        from loopx_core.hosts.packet_hints import hint_contributors
+        from loopx_core.host_hints import hint_contributors
 
         inputs = load_inputs(
             store(),
