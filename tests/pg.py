@@ -140,20 +140,14 @@ def stop_cluster(cluster: Cluster) -> None:
     shutil.rmtree(cluster.base, ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
-def pg_cluster() -> Iterator[Cluster]:
+@pytest.fixture(scope="session", name="pg_cluster")
+def cluster_fixture() -> Iterator[Cluster]:
     """One cluster per test process (each xdist worker starts its own), stopped at the end."""
     cluster = start_cluster()
     try:
         yield cluster
     finally:
         stop_cluster(cluster)
-
-
-@pytest.fixture
-def pg_dsn(pg_cluster: Cluster) -> str:
-    """The DSN of an empty schema of its own."""
-    return pg_cluster.fresh_schema()
 
 
 class Machine:

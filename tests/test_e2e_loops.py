@@ -198,11 +198,6 @@ def test_two_agents_tick_concurrently_and_never_share_a_todo(tmp_path: Path, pro
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="product defect: with loopx off PATH the Stop hook runs LoopX by its absolute path, but its "
-    "reason tells Claude to run `loopx ...` and never names that command",
-)
 def test_claude_installed_off_path_names_the_loopx_command_in_the_stop_reason(tmp_path: Path) -> None:
     sim = make(tmp_path / "p", "claude-code", [("One", 0), ("Two", 1)], loopx_on_path=False)
     assert TICKS["claude-code"](sim, "builder")

@@ -24,7 +24,7 @@ from loopx_core.store.choice import open_target
 from loopx_core.store.postgres import PostgresStore
 from tests.builders import settle_turn
 from tests.conftest import T0, T0_ISO
-from tests.pg import Cluster, Machine, finish, machines, pg_cluster  # noqa: F401
+from tests.pg import Cluster, Machine, cluster_fixture, finish, machines  # noqa: F401  (the session fixture pg_cluster)
 
 pytestmark = pytest.mark.slow
 RUN_ONCE = ("--host-command", "true", "--validation-command", "true")
@@ -36,7 +36,7 @@ def at(minutes: float) -> str:
 
 
 @pytest.fixture
-def team(tmp_path: Path, pg_cluster: Cluster) -> Iterator[tuple[str, PostgresStore]]:  # noqa: F811
+def team(tmp_path: Path, pg_cluster: Cluster) -> Iterator[tuple[str, PostgresStore]]:
     """A team store with goal `demo`: its DSN and an in-process view of it (for setup and checks)."""
     dsn = pg_cluster.fresh_schema()
     store = open_target(tmp_path / "observer", dsn)
@@ -201,7 +201,7 @@ def test_a_lease_taken_over_on_another_machine_refuses_the_first_settlement(
 def test_a_connection_killed_mid_spend_rolls_back_and_the_retry_charges_once(
     tmp_path: Path,
     team: tuple[str, PostgresStore],
-    pg_cluster: Cluster,  # noqa: F811
+    pg_cluster: Cluster,
 ) -> None:
     dsn, store = team
     (machine,) = machines(tmp_path, dsn, 1)
@@ -231,7 +231,7 @@ def test_a_connection_killed_mid_spend_rolls_back_and_the_retry_charges_once(
 def test_the_server_restarted_mid_loop_leaves_spends_equal_to_settled_turns(
     tmp_path: Path,
     team: tuple[str, PostgresStore],
-    pg_cluster: Cluster,  # noqa: F811
+    pg_cluster: Cluster,
 ) -> None:
     dsn, store = team
     first, second = machines(tmp_path, dsn, 2)

@@ -24,7 +24,7 @@ from loopx_core.store.migrate import migrate, read
 from loopx_core.store.postgres import PostgresStore
 from loopx_core.store.snapshot import event_line
 from tests.conftest import T0, T0_ISO, run_loopx
-from tests.pg import Cluster, pg_cluster  # noqa: F401
+from tests.pg import Cluster, cluster_fixture  # noqa: F401  (the session fixture pg_cluster)
 
 DERIVED = ("receipts.json", "store.json")
 
@@ -166,7 +166,7 @@ def demo_project(root: Path) -> None:
 
 def test_the_demo_project_goes_to_postgresql_and_back_byte_for_byte(
     tmp_path: Path,
-    pg_cluster: Cluster,  # noqa: F811
+    pg_cluster: Cluster,
 ) -> None:
     project, back = tmp_path / "project", tmp_path / "back"
     demo_project(project)
@@ -234,7 +234,7 @@ def big_ledger(root: Path, events: int) -> None:
 
 
 @pytest.mark.slow
-def test_a_hundred_thousand_event_ledger_round_trips(tmp_path: Path, pg_cluster: Cluster) -> None:  # noqa: F811
+def test_a_hundred_thousand_event_ledger_round_trips(tmp_path: Path, pg_cluster: Cluster) -> None:
     big_ledger(tmp_path / "big", 100_000)
     before = owned_files(tmp_path / "big")
     source = FileStore(tmp_path / "big")
@@ -257,7 +257,7 @@ def test_a_hundred_thousand_event_ledger_round_trips(tmp_path: Path, pg_cluster:
         database.close()
 
 
-def test_a_damaged_source_is_refused_and_nothing_is_written(tmp_path: Path, pg_cluster: Cluster) -> None:  # noqa: F811
+def test_a_damaged_source_is_refused_and_nothing_is_written(tmp_path: Path, pg_cluster: Cluster) -> None:
     big_ledger(tmp_path / "p", 3)
     with FileStore(tmp_path / "p").ledger_path("g").open("a") as handle:
         handle.write('{"schema_version": 1, "seq": \n')  # a damaged line

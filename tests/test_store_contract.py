@@ -32,7 +32,7 @@ from loopx_core.store.migrate import read as snapshot_of
 from loopx_core.store.postgres import PostgresStore
 from tests.builders import settle_turn
 from tests.conftest import T0
-from tests.pg import Cluster, pg_cluster  # noqa: F401  (the session fixture)
+from tests.pg import Cluster, cluster_fixture  # noqa: F401  (the session fixture pg_cluster)
 
 KINDS = ("files", "postgresql")
 KEY = "sha256:" + "a" * 64
@@ -47,7 +47,7 @@ def make_store(kind: str, root: Path, cluster: Cluster) -> Store:
 
 
 @pytest.fixture(params=KINDS)
-def store(request: pytest.FixtureRequest, tmp_path: Path, pg_cluster: Cluster) -> Iterator[Store]:  # noqa: F811
+def store(request: pytest.FixtureRequest, tmp_path: Path, pg_cluster: Cluster) -> Iterator[Store]:
     """An initialised, empty store of each kind."""
     made = make_store(request.param, tmp_path / "project", pg_cluster)
     yield made
@@ -369,7 +369,7 @@ def apply(store: Store, operations: list[tuple[str, object]]) -> list[str]:
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(operations=OPERATIONS)
-def test_both_stores_end_in_the_same_state(tmp_path: Path, pg_cluster: Cluster, operations: list) -> None:  # noqa: F811
+def test_both_stores_end_in_the_same_state(tmp_path: Path, pg_cluster: Cluster, operations: list) -> None:
     files = with_goal(make_store("files", tmp_path / f"f{len(list(tmp_path.iterdir()))}", pg_cluster))
     database = with_goal(make_store("postgresql", tmp_path / "pg", pg_cluster))
     try:

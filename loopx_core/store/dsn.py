@@ -29,6 +29,8 @@ def parse(dsn: str) -> dict[str, str]:
         from psycopg.conninfo import conninfo_to_dict
     except ImportError:  # the PostgreSQL extra is not installed
         raise UsageError("the PostgreSQL store needs psycopg: pip install 'loopx-kit[postgres]'") from None
+    if "\x00" in dsn:  # libpq reads C strings: the rest would be silently dropped
+        raise UsageError("the store is not a valid libpq connection string or postgresql:// URL (a NUL byte)")
     try:
         params = conninfo_to_dict(dsn.strip())
     except Exception:  # psycopg's message quotes the DSN, which may hold a password
