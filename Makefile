@@ -33,6 +33,7 @@ COV_PARTS := $(COV_DIR)/parts
 COV_ENV := COVERAGE_PROCESS_START=$(CURDIR)/pyproject.toml COVERAGE_FILE=$(COV_PARTS)/.coverage
 
 test: $(STAMP) lint hosts
+	bash scripts/postgres.sh --quiet
 	rm -rf $(COV_PARTS) $(COV_DIR)/.coverage && mkdir -p $(COV_PARTS)
 	$(BIN)/python scripts/coverage_startup.py $(COV_PARTS)
 	$(COV_ENV) $(BIN)/python -m pytest -n 2 -q; status=$$?; \
