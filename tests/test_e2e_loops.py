@@ -204,11 +204,6 @@ def test_claude_installed_off_path_names_the_loopx_command_in_the_stop_reason(tm
     assert_exactly_once(sim, 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="product defect: after a host dies between `quota spend` and `todo complete`, should-run "
-    "offers a new turn on the same todo (a new turn key), so its work is charged twice",
-)
 def test_a_host_dying_between_spend_and_complete_does_not_charge_the_todo_twice(tmp_path: Path) -> None:
     sim = make(tmp_path / "p", "codex-app", [("One", 0), ("Two", 1)])
     assert TICKS["codex-app"](sim, "builder", stop_after="quota")  # t1 charged, then the host dies

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Literal
 
 from loopx_core.decide import scope
-from loopx_core.errors import ConflictError, NotFoundError, RefusedError, UsageError
+from loopx_core.errors import ConflictError, LoopxError, NotFoundError, RefusedError, UsageError
 from loopx_core.ids import check_id
 from loopx_core.models import GoalState, Todo
 from loopx_core.models.domain import Minutes, Priority, check, check_optional
@@ -182,6 +182,7 @@ def release_todo(store: Store, goal_id: str, todo_id: str, agent_id: str, now: d
         if todo.claimed_by != agent_id:
             raise ConflictError(f"todo {todo_id!r} is not claimed by {agent_id!r}")
         todo.end_claim("open", now)
+        _end_settled_turn(store, state, goal_id, agent_id, todo_id)
         return todo
 
     return store.update_goal(goal_id, change)
@@ -211,11 +212,27 @@ def complete_todo(
                 raise UsageError("completing an agent todo needs --agent-id")
             if todo.claimed_by != agent_id:
                 raise ConflictError(f"todo {todo_id!r} is not claimed by {agent_id!r}: claim it first")
+        holder = todo.claimed_by
         todo.evidence.extend(e.strip() for e in evidence or [] if e.strip())
         todo.end_claim("done", now)
+        if holder is not None:
+            _end_settled_turn(store, state, goal_id, holder, todo_id)
         return todo
 
     return store.update_goal(goal_id, change)
+
+
+def _end_settled_turn(store: Store, state: GoalState, goal_id: str, agent_id: str, todo_id: str) -> None:
+    """A settled turn on a todo whose claim just ended (done, released, blocked) frees its agent's slot."""
+    key = state.open_turns.get(agent_id)
+    if key is None:
+        return
+    try:
+        journal = store.read_journal(goal_id, key)
+    except LoopxError:
+        return  # a damaged or missing journal is doctor's to report, not completion's
+    if journal.status == "committed" and journal.identity.get("todo_id") == todo_id:
+        del state.open_turns[agent_id]
 
 
 def block_todo(store: Store, goal_id: str, todo_id: str, reason: str, now: datetime) -> Todo:
@@ -229,8 +246,11 @@ def block_todo(store: Store, goal_id: str, todo_id: str, reason: str, now: datet
         todo = require_todo(state, todo_id)
         if todo.status == "done":
             raise RefusedError(f"todo {todo_id!r} is already done", code="already_done")
+        holder = todo.claimed_by
         todo.blocked_reason = reason.strip()
         todo.end_claim("blocked", now)
+        if holder is not None:
+            _end_settled_turn(store, state, goal_id, holder, todo_id)
         return todo
 
     return store.update_goal(goal_id, change)

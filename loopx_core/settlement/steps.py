@@ -108,7 +108,10 @@ def journal_step(ctx: TurnContext, kind: StepKind, perform: Callable[[TurnJourna
             fault.point("before_receipt", str(kind))
             journal.record(str(kind), ctx.clock(), detail)
             if journal.plan and str(kind) == journal.plan[-1]:
-                commit(store, journal, release=ctx.release_on_commit)
+                # a todo turn keeps the agent's slot until the todo is completed: a host dying
+                # between the spend and `todo complete` is sent back to complete, not to a new turn
+                ends = identity.todo_id is None or "terminal_closeout" in journal.plan
+                commit(store, journal, release=ctx.release_on_commit and ends)
             store.write_journal(journal)
             if not closing:  # each settled phase renews the lease (a closeout ends it)
                 hold_lease(

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from loopx_core import faults as fault
 from loopx_core.clock import iso
 from loopx_core.kernel.algebra import StepKind
-from loopx_core.ops import spend
+from loopx_core.ops import spend, todos
 from loopx_core.settlement.steps import TurnContext
 from loopx_core.settlement.turns import begin_turn, settle_steps
 from tests.builders import build_project
@@ -187,6 +187,8 @@ def test_crashes_resumed_any_time_later_settle_each_turn_once(
         settle_steps(
             ctx, [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK, StepKind.QUOTA_SPEND], adapter="t"
         )
+        todo_id = store.read_journal("g", key).identity["todo_id"]
+        todos.complete_todo(store, "g", todo_id, clock[0], agent_id=agent)  # the protocol's last step
 
     for (moment, phase), hours_later, others in crashes:
         journal, _ = begin_turn(store, "g", "builder", clock[0], todo_id=f"t{next(next_todo)}")
