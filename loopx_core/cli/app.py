@@ -248,6 +248,58 @@ def agent_register(
         )
 
 
+@app.command("start")
+def start(
+    ctx: typer.Context,
+    title: Annotated[str, typer.Option("--title", help="The task, in words.", show_default=False)],
+    agent_id: Annotated[
+        str,
+        typer.Option("--agent-id", "-a", help="The agent that asks (registered if new).", show_default=False),
+    ],
+    goal_id: Annotated[
+        str | None,
+        typer.Option("--goal-id", "-g", help="Its goal (default: the only active one, else a new one)."),
+    ] = None,
+    objective: Annotated[
+        str | None, typer.Option("--objective", "-o", help="A new goal's objective (default: the task).")
+    ] = None,
+    surface: Annotated[
+        str | None, typer.Option("--surface", help="The host asking, e.g. claude-code.")
+    ] = None,
+    fmt: JsonFormat = Format.json,
+) -> None:
+    """Start from a task: create what is missing, add the task as a todo, print the first should-run."""
+    from loopx_core.decide.packet import build_packet, load_inputs
+    from loopx_core.host_hints import hint_contributors
+    from loopx_core.ops.start import start as begin
+    from loopx_core.render import packet_markdown
+
+    with reporting(fmt):
+        s = store(ctx)
+        started = begin(
+            s, title, now(), agent_id=agent_id, goal_id=goal_id, objective=objective, host=surface
+        )
+        inputs = load_inputs(s, started.goal_id, agent_id, now(), surface=surface)
+        packet = build_packet(inputs, contributors=hint_contributors(surface))
+        data = {
+            "goal_id": started.goal_id,
+            "todo_id": started.todo.todo_id,
+            "created_goal": started.created_goal,
+            "registered_agent": started.registered_agent,
+            "should_run": packet,
+        }
+        emit(
+            data,
+            fmt,
+            lambda d: (
+                f"Added todo {d['todo_id']} to goal {d['goal_id']}"
+                + (" (new goal)" if d["created_goal"] else "")
+                + ".\n\n"
+                + packet_markdown(d["should_run"])
+            ),
+        )
+
+
 @app.command("history")
 def history(
     ctx: typer.Context,
