@@ -29,7 +29,7 @@ def attention(store: Store, now: datetime) -> list[dict[str, Any]]:
     registry = store.read_registry()
     rows = []
     for goal_id, goal in registry.goals.items():
-        inputs = load_inputs(store, goal_id, None, now)
+        inputs = load_inputs(store, goal_id, None, now, registry=registry)
         a = assess(inputs)
         state = inputs.state
         todos = state.todos if state else []

@@ -13,6 +13,7 @@ from loopx_core.decide.layers import Decision, run_layers
 from loopx_core.errors import NotFoundError, StateInvalidError
 from loopx_core.ids import check_id
 from loopx_core.kernel.algebra import build_plan
+from loopx_core.models import Registry
 from loopx_core.models.identity import SettlementIdentity
 from loopx_core.quota import compute_usage, lookback
 from loopx_core.store.base import Store
@@ -32,8 +33,12 @@ def load_inputs(
     available_capabilities: tuple[str, ...] | None = None,
     surface: str | None = None,
     current_rrule: str | None = None,
+    registry: Registry | None = None,
 ) -> Inputs:
-    """Read registry, goal state and the ledger tail; a broken file becomes `health_error`."""
+    """Read registry, goal state and the ledger tail; a broken file becomes `health_error`.
+
+    `registry`: one already read (`loopx status` reads it once for every goal, not once a goal).
+    """
     check_id("goal", goal_id)
     if agent_id is not None:
         check_id("agent", agent_id)
@@ -47,7 +52,7 @@ def load_inputs(
         store=store.label,
     )
     try:
-        registry = store.read_registry()
+        registry = registry if registry is not None else store.read_registry()
     except StateInvalidError as exc:
         return replace(base, health_error=exc.message)
     goal = registry.goals.get(goal_id)
