@@ -175,8 +175,7 @@ def test_a_lease_taken_over_on_another_machine_refuses_the_first_settlement(
         "turn", "begin", "-g", "demo", "-a", "laptop-agent", "-t", "t1", "--lease-minutes", "1", now=at(0)
     )
     assert first.returncode == 0, first.stderr
-    key = json.loads(first.stdout)["identity"]["turn_key"] if "identity" in json.loads(first.stdout) else None
-    key = key or json.loads(first.stdout)["turn_key"]
+    key = json.loads(first.stdout)["turn_key"]
     taken = server.run("turn", "begin", "-g", "demo", "-a", "server-agent", "-t", "t1", now=at(5))
     assert taken.returncode == 0, taken.stderr  # the lease expired: taken over
     late = laptop.run(

@@ -218,3 +218,31 @@ def test_the_mcp_server_uses_the_team_store(tmp_path: Path, team: tuple[str, Pos
     assert len(winners) == 1, claims
     assert all("claimed_by" in r or r["error"]["code"] == "conflict" for r in claims)  # type: ignore[index]
     assert packet["store"] == "postgresql:///loopx"
+
+
+def _imported_by_should_run(root: Path) -> set[str]:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from loopx_core.cli.entry import main\n"
+        "try:\n"
+        f"    main(['--root', {str(root)!r}, 'quota', 'should-run', '-g', 'g', '-a', 'a'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules}), file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(json.loads(proc.stderr.strip().splitlines()[-1].replace("'", '"')))
+
+
+def test_the_file_store_hot_path_never_imports_psycopg(
+    tmp_path: Path, team: tuple[str, PostgresStore]
+) -> None:
+    from tests.builders import build_project
+
+    build_project(tmp_path / "files", goal="g", agents=("a",))
+    assert "psycopg" not in _imported_by_should_run(tmp_path / "files")
+    on_postgres = _imported_by_should_run(tmp_path / "p")
+    assert "psycopg" in on_postgres and "psycopg_pool" not in on_postgres  # one connection, no pool
