@@ -38,8 +38,8 @@ test: $(STAMP) lint hosts
 	$(BIN)/python scripts/coverage_startup.py $(COV_PARTS)
 	$(COV_ENV) $(BIN)/python -m pytest -n 2 -q; status=$$?; \
 	$(BIN)/coverage combine -q --data-file=$(COV_DIR)/.coverage $(COV_PARTS); rm -rf $(COV_PARTS); \
-	exit $$status
-	$(BIN)/python scripts/coverage_report.py $(COV_DIR)/.coverage
+	$(BIN)/python scripts/coverage_report.py $(COV_DIR)/.coverage; floor=$$?; \
+	if [ $$status -ne 0 ]; then exit $$status; fi; exit $$floor
 
 # The same suite without measuring, for timing and quick full runs.
 test-nocov: $(STAMP)
