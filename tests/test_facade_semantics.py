@@ -794,11 +794,6 @@ def test_a_facade_changed_in_what_its_host_reads_fails_these_checks(
         exercise(changed)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="product defect: a user-scope install with --target records the target (the stand-in for "
-    "$CODEX_HOME) as the automation's cwds, not the project the heartbeat must run in",
-)
 def test_a_user_scope_automation_installed_with_a_target_runs_in_the_project(
     install: Callable[..., Installation],
 ) -> None:

@@ -43,6 +43,8 @@ class Request:
     loopx_command: str | None = None
     dry_run: bool = False
     force: bool = False
+    project: Path | None = None
+    """The project the loop works in (a user-scope automation's `cwds`); default: the current folder."""
 
 
 @dataclass
@@ -89,7 +91,17 @@ class Report:
         return data
 
 
-def context_for(h: Host, selection: Selection, pair: Pair, target: Path | None) -> RenderContext:
+def project_folder(scope: str, target: Path | None, project: Path | None) -> Path:
+    """The project a loop works in: at project scope the target (it is the project); at user
+    scope the target stands in for the home folder, so the project is `project` (else cwd)."""
+    if scope == "project" and target is not None:
+        return target.resolve()
+    return (project or Path.cwd()).resolve()
+
+
+def context_for(
+    h: Host, selection: Selection, pair: Pair, target: Path | None, project: Path | None = None
+) -> RenderContext:
     """The render context of one goal/agent pair (the same for rendering and verifying)."""
     return RenderContext(
         host=h.name,
@@ -100,7 +112,7 @@ def context_for(h: Host, selection: Selection, pair: Pair, target: Path | None) 
         agent_id=pair.agent_id,
         loopx_version=__version__,
         created_at_ms=pair.installed_at_ms,
-        project_dir=str((target or Path.cwd()).resolve()),
+        project_dir=str(project_folder(selection.scope, target, project)),
     )
 
 
@@ -133,7 +145,7 @@ class _Run:
         return self.manifest.roots
 
     def context(self, pair: Pair) -> RenderContext:
-        return context_for(self.host, self.selection, pair, self.request.target)
+        return context_for(self.host, self.selection, pair, self.request.target, self.request.project)
 
     def placed(self) -> tuple[list[Placed], dict[str, Pair], list[Pair]]:
         """Every pair's files (newest pair wins a shared path), who won each path, the pairs kept."""

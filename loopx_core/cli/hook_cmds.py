@@ -55,6 +55,7 @@ def hook(
             goal_id=goal,
             agent_id=agent,
             root=(ctx.find_root().obj or {}).get("root"),
+            loopx_command=this_loopx(),
         )
         with plugin_call(known[name].name, "handle_hook_event"):
             answer = known[name].handle_hook_event(name, call)
@@ -74,6 +75,25 @@ def hook(
     if answer.stdout:
         sys.stdout.write(answer.stdout if answer.stdout.endswith("\n") else answer.stdout + "\n")
     raise SystemExit(answer.exit_code)
+
+
+def this_loopx() -> str:
+    """How the agent runs the LoopX that answers this hook: `loopx` when that is on PATH (the
+    same executable), else this executable's path as one shell word."""
+    import os
+    import shlex
+    import shutil
+    from pathlib import Path
+
+    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    running = argv0 if argv0 is not None and argv0.name == "loopx" and argv0.is_file() else None
+    if running is None:
+        sibling = Path(sys.executable).parent / "loopx"
+        running = sibling if sibling.is_file() and os.access(sibling, os.X_OK) else None
+    on_path = shutil.which("loopx")
+    if running is None or (on_path is not None and os.path.samefile(on_path, running)):
+        return "loopx"
+    return shlex.quote(str(running.absolute()))
 
 
 def read_payload() -> dict[str, object]:

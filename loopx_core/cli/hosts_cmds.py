@@ -119,6 +119,7 @@ def scaffold_host(
 
 
 def workflow_skills(
+    ctx: typer.Context,
     surface: Annotated[
         str,
         typer.Option(
@@ -186,6 +187,7 @@ def workflow_skills(
             raise UsageError("give exactly one of --install, --uninstall or --check")
         from loopx_core.hosts.manager import get_plugin_manager
         from loopx_core.ids import check_id
+        from loopx_core.store.files import find_root
         from loopx_installer.service import Request, run
 
         for kind, value in (("goal", goal_id), ("agent", agent_id)):
@@ -202,6 +204,7 @@ def workflow_skills(
             loopx_command=loopx_command,
             dry_run=dry_run,
             force=force,
+            project=find_root((ctx.find_root().obj or {}).get("root")),
         )
         report = run(request, get_plugin_manager())
         emit(report.to_json(), fmt, _human)

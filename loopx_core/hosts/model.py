@@ -132,6 +132,9 @@ class HookCall:
     agent_id: str | None
     root: str | None
     """The project root, if known (`--root`, `LOOPX_ROOT`); else the handler derives it."""
+    loopx_command: str = "loopx"
+    """How the agent runs LoopX (shell words): `loopx` when it is on PATH, else this hook's own
+    executable, so instructions a hook hands the agent name a command that runs."""
 
 
 @dataclass(frozen=True)
