@@ -12,9 +12,12 @@ from typer.core import TyperGroup
 
 from loopx_core import __version__
 from loopx_core.cli import (
+    doctor_cmds,
     goal_cmds,
+    health_cmds,
     hook_cmds,
     hosts_cmds,
+    notify_cmds,
     quota_cmds,
     store_cmds,
     todo_cmds,
@@ -117,6 +120,9 @@ app.add_typer(wait_cmds.gate_app, name="gate")
 app.add_typer(wait_cmds.focus_app, name="focus")
 app.add_typer(hosts_cmds.app, name="hosts")
 app.add_typer(store_cmds.app, name="store")
+app.add_typer(notify_cmds.app, name="notify")
+app.add_typer(health_cmds.app, name="health")
+app.command("doctor")(doctor_cmds.doctor)
 mcp_app = typer.Typer(help="The LoopX MCP server.", no_args_is_help=True)
 app.add_typer(mcp_app, name="mcp")
 agent_app = typer.Typer(help="Register agents and their capabilities.", no_args_is_help=True)

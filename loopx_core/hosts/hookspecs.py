@@ -1,4 +1,4 @@
-"""LoopX's hook specification (pluggy project name `loopx`): one hook, which registers hosts.
+"""LoopX's hook specification (pluggy project name `loopx`): hooks that register hosts and notice sinks.
 
 Host plugins implement it with `@loopx_core.hosts.hookimpl` and are found through the `loopx`
 entry-point group, built-in hosts included:
@@ -19,6 +19,7 @@ import pluggy
 
 if TYPE_CHECKING:
     from loopx_core.hosts.host import Host
+    from loopx_core.notices.sinks import NoticeSink
 
 PROJECT_NAME = "loopx"
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
@@ -28,3 +29,8 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 @hookspec
 def loopx_register_hosts(register: Callable[[Host], None]) -> None:
     """Declare hosts: call `register(MyHost())` once per host the plugin provides."""
+
+
+@hookspec
+def loopx_register_notice_sinks(register: Callable[[NoticeSink], None]) -> None:
+    """Declare notice sink kinds: call `register(MySink())` once per kind (its URL schemes) provided."""

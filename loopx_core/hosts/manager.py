@@ -207,6 +207,25 @@ def packet_hints(pm: pluggy.PluginManager, surface: str, packet: dict[str, Any])
         packet["scheduler_hint"].setdefault(surface.replace("-", "_"), {}).update(hints)
 
 
+def notice_sinks(pm: pluggy.PluginManager) -> list[Any]:
+    """Every notice sink kind (`NoticeSink`) the plugins register: a broadcast, each may add some."""
+    from loopx_core.notices.sinks import NoticeSink, scheme_of
+
+    found: list[NoticeSink] = []
+
+    def register(sink: NoticeSink) -> None:
+        if not isinstance(sink, NoticeSink):
+            raise UsageError(f"a plugin registered {type(sink).__name__}, not a NoticeSink")
+        schemes = sink.schemes if isinstance(sink.schemes, tuple | list) else ()
+        if not schemes or not all(isinstance(s, str) and scheme_of(f"{s}://") == s for s in schemes):
+            raise UsageError(f"notice sink {type(sink).__name__} declares no valid lower-case URL schemes")
+        found.append(sink)
+
+    with plugin_call("a notice-sink plugin", "loopx_register_notice_sinks"):
+        pm.hook.loopx_register_notice_sinks(register=register)
+    return found
+
+
 def events(pm: pluggy.PluginManager) -> dict[str, Host]:
     """Every `loopx hook EVENT` name, and the host that answers it."""
     found: dict[str, Host] = {}

@@ -1,0 +1,107 @@
+"""`loopx health ...`: health findings recorded by hand, and each agent's liveness.
+
+A `high` finding puts its goal in `blocked_health` until it is cleared. Exit codes: 0 ok;
+2 a bad id, severity or empty message; 3 no such goal or finding; 4 a damaged state file.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from loopx_core.cli.common import GoalId, store
+from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.clock import now
+
+app = typer.Typer(
+    help="Health findings (a high one blocks its goal) and agents' liveness.", no_args_is_help=True
+)
+
+Fmt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+Code = Annotated[
+    str, typer.Option("--code", help="The finding's code, an id (e.g. disk-full).", show_default=False)
+]
+
+
+@app.command("add")
+def health_add(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    code: Code,
+    message: Annotated[str, typer.Option("--message", "-m", help="What is wrong.", show_default=False)],
+    severity: Annotated[
+        str, typer.Option("--severity", help="low, medium or high (high blocks the goal).")
+    ] = "high",
+    fmt: Fmt = Format.json,
+) -> None:
+    """Record a health finding on a goal (the same code again replaces it)."""
+    from loopx_core.ops.health import add_finding
+
+    with reporting(fmt):
+        finding = add_finding(store(ctx), goal_id, code, severity, message)
+        emit(
+            {"goal_id": goal_id, **finding.model_dump(mode="json")},
+            fmt,
+            f"Recorded {finding.severity} finding {finding.code} on goal {goal_id}"
+            + (" (the goal is blocked until it is cleared)" if finding.severity == "high" else ""),
+        )
+
+
+@app.command("clear")
+def health_clear(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    code: Annotated[str | None, typer.Option("--code", help="Only this finding (default: all).")] = None,
+    fmt: Fmt = Format.json,
+) -> None:
+    """Clear a goal's health finding (or all of them)."""
+    from loopx_core.ops.health import clear_findings
+
+    with reporting(fmt):
+        gone = clear_findings(store(ctx), goal_id, code)
+        emit(
+            {"goal_id": goal_id, "cleared": [h.model_dump(mode="json") for h in gone]},
+            fmt,
+            f"Cleared {len(gone)} finding(s) on goal {goal_id}",
+        )
+
+
+@app.command("list")
+def health_list(
+    ctx: typer.Context,
+    goal_id: Annotated[str | None, typer.Option("--goal-id", "-g", help="Only this goal.")] = None,
+    fmt: Fmt = Format.markdown,
+) -> None:
+    """Recorded findings, and every agent's liveness (stalled: silent for two cadences)."""
+    from loopx_core.ops.health import list_findings, liveness
+
+    with reporting(fmt):
+        s = store(ctx)
+        data = {
+            "findings": list_findings(s, goal_id),
+            "agents": [row.to_json() for row in liveness(s, now())],
+        }
+        emit(data, fmt, _markdown)
+
+
+def _markdown(data: dict[str, Any]) -> str:
+    lines = ["## Findings", ""]
+    if data["findings"]:
+        lines += ["| goal | code | severity | message |", "|---|---|---|---|"]
+        lines += [
+            f"| {f['goal_id']} | {f['code']} | {f['severity']} | {f['message']} |" for f in data["findings"]
+        ]
+    else:
+        lines.append("None recorded.")
+    lines += ["", "## Agents", ""]
+    if data["agents"]:
+        lines += ["| agent | status | cadence (min) | last seen | by |", "|---|---|---|---|---|"]
+        lines += [
+            f"| {a['agent_id']} | {a['status']} | {a['cadence_minutes'] or '-'} | {a['last_seen'] or '-'} "
+            f"| {a['seen_by']} |"
+            for a in data["agents"]
+        ]
+    else:
+        lines.append("No agents registered.")
+    return "\n".join(lines)

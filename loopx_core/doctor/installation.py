@@ -1,0 +1,151 @@
+"""Installation checks: facade drift, a facade's `loopx` that does not resolve, the MCP server.
+
+Every host recorded in the project's (and the user's) install manifest is checked with the
+installer's own `--check`; its repair is a re-install, which never overwrites a file edited by
+hand. The MCP server is started as a facade starts it and asked for one tool call through the
+MCP SDK's own client.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import shutil
+from pathlib import Path
+
+from loopx_core.doctor.findings import Finding
+from loopx_core.errors import LoopxError
+from loopx_core.hosts.manager import declared_bases, get_plugin_manager
+
+MCP_TIMEOUT_S = 30.0
+
+
+def installed(root: Path) -> list[tuple[str, str, Path | None, str | None]]:
+    """(host, scope, target, loopx_command) of every facade recorded as installed."""
+    from loopx_installer.manifest import Manifest
+    from loopx_installer.paths import bases, manifest_path
+
+    pm = get_plugin_manager()
+    declared = declared_bases(pm)
+    found = []
+    for scope, target in (("project", root), ("user", None)):
+        with contextlib.suppress(LoopxError, OSError):
+            path = manifest_path(scope, target)
+            if not path.is_file():
+                continue
+            manifest = Manifest.load(
+                path, bases(scope, target, declared), {b.name: b.shown for b in declared}
+            )
+            for host, record in sorted(manifest.installs.items()):
+                found.append((host, record.scope, target, record.loopx_command))
+    return found
+
+
+def resolves(command: str | None) -> bool:
+    """True when the facade's `loopx` command names an executable program."""
+    try:
+        words = shlex.split(command or "loopx")
+    except ValueError:
+        return False
+    return bool(words) and shutil.which(words[0]) is not None
+
+
+def check_installation(root: Path, *, mcp: bool | None = None) -> list[Finding]:
+    """Facade findings for every installed host, and the MCP server (when a facade uses it, or asked)."""
+    from loopx_installer.service import Request, run
+
+    pm = get_plugin_manager()
+    found: list[Finding] = []
+    facades = installed(root)
+    for host, scope, target, command in facades:
+        subject = {"host": host, "scope": scope}
+        if not resolves(command):
+            found.append(
+                Finding(
+                    "facade_command_missing",
+                    f"the {host} facade ({scope}) runs {command or 'loopx'!r}, which is not on PATH",
+                    subject,
+                    hint=f"loopx workflow-skills --install --surface {host} --loopx-command PATH",
+                    fix=_reinstall(host, scope, target, pm, use_this=True),
+                )
+            )
+            continue
+        try:
+            report = run(Request("check", host, scope=scope, target=target), pm)
+        except LoopxError as exc:
+            found.append(Finding("facade_drift", exc.message, subject, hint="fix the manifest or re-install"))
+            continue
+        if report.drift:
+            problems = "; ".join(f"{d['path']}: {d['problem']}" for d in report.drift[:5])
+            found.append(
+                Finding(
+                    "facade_drift",
+                    f"the {host} facade ({scope}) drifted: {problems}",
+                    subject,
+                    hint=f"loopx workflow-skills --install --surface {host}",
+                    fix=_reinstall(host, scope, target, pm),
+                )
+            )
+    if mcp or (mcp is None and facades):
+        command = next((c for _, _, _, c in facades if resolves(c)), None)
+        problem = mcp_problem(root, command)
+        if problem:
+            found.append(
+                Finding(
+                    "mcp_unavailable",
+                    problem,
+                    {"command": "loopx mcp serve"},
+                    hint="run `loopx mcp serve` by hand to see why; reinstall loopx-kit with its `mcp` dependency",
+                )
+            )
+    return found
+
+
+def _reinstall(host: str, scope: str, target: Path | None, pm: object, *, use_this: bool = False):  # type: ignore[no-untyped-def]
+    def fix() -> str:
+        from loopx_installer.lifecycle import default_loopx
+        from loopx_installer.service import Request, run
+
+        command = default_loopx()[0] if use_this else None
+        report = run(Request("install", host, scope=scope, target=target, loopx_command=command), pm)  # type: ignore[arg-type]
+        if report.conflicts:
+            return f"re-install stopped: {report.conflicts} file(s) edited by hand (see --force)"
+        return f"re-installed the {host} facade"
+
+    return fix
+
+
+def mcp_problem(root: Path, command: str | None) -> str | None:
+    """Start `loopx mcp serve` and call its `status` tool; None when it answered, else why not."""
+    import sys
+
+    words = shlex.split(command) if command and resolves(command) else []
+    if not words:
+        words = [
+            sys.executable,
+            "-c",
+            "import sys; from loopx_core.cli.entry import main; main(sys.argv[1:])",
+        ]
+    try:
+        import anyio
+        from mcp.client.session import ClientSession
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+    except ImportError as exc:
+        return f"the MCP SDK cannot be imported: {exc.name}"
+
+    async def ask() -> str | None:
+        params = StdioServerParameters(
+            command=words[0], args=[*words[1:], "--root", str(root), "mcp", "serve"]
+        )
+        with anyio.fail_after(MCP_TIMEOUT_S):
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                result = await session.call_tool("status", {})
+                return "the status tool answered with an error" if result.is_error else None
+
+    try:
+        return anyio.run(ask)
+    except TimeoutError:
+        return f"`loopx mcp serve` did not answer within {MCP_TIMEOUT_S:g}s"
+    except Exception as exc:  # any failure to start or talk is the finding itself
+        return f"`loopx mcp serve` failed: {type(exc).__name__}: {str(exc)[:120]}"

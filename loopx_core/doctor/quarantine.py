@@ -1,0 +1,68 @@
+"""Quarantine: a damaged file moves under `.loopx/quarantine/<time>/`, never deleted; restores."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from loopx_core.store.atomic import atomic_write_bytes
+from loopx_core.store.files import STATE_DIR
+
+QUARANTINE = "quarantine"
+PREVIOUS_SUFFIX = ".prev"
+"""A store that keeps the previous good version of a file keeps it beside it, with this suffix."""
+
+
+def _stamp(now: datetime) -> str:
+    return now.strftime("%Y%m%dT%H%M%SZ")
+
+
+def quarantine(root: Path, path: Path, now: datetime, reason: str) -> str:
+    """Move `path` (a file, or whatever stands in its place) into quarantine; its shown new place."""
+    state = root / STATE_DIR
+    relative = path.relative_to(state)
+    base = state / QUARANTINE / _stamp(now)
+    number = 1
+    while (base / relative).exists() or (base / relative).is_symlink():
+        number += 1
+        base = state / QUARANTINE / f"{_stamp(now)}-{number}"
+    target = base / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(path, target)
+    note = {"from": str(Path(STATE_DIR) / relative), "at": now.isoformat(), "reason": reason[:300]}
+    (target.parent / f"{target.name}.why.json").write_text(json.dumps(note, indent=2) + "\n")
+    return str(target.relative_to(root))
+
+
+def previous(path: Path, model: type[BaseModel]) -> BaseModel | None:
+    """The previous good version kept beside `path`, if there is one and it validates."""
+    kept = path.with_name(path.name + PREVIOUS_SUFFIX)
+    try:
+        return model.model_validate_json(kept.read_bytes())
+    except (OSError, ValidationError, ValueError, RecursionError):
+        return None
+
+
+def restore(path: Path, model: BaseModel) -> None:
+    """Put a validated model back in place, atomically."""
+    atomic_write_bytes(path, model.model_dump_json(indent=2).encode() + b"\n")
+
+
+def cut_torn_tail(root: Path, path: Path, now: datetime) -> str:
+    """Cut an unterminated last line off an append-only file (the fragment kept in quarantine)."""
+    data = path.read_bytes()
+    cut = data.rfind(b"\n") + 1
+    fragment = data[cut:]
+    state = root / STATE_DIR
+    target = state / QUARANTINE / _stamp(now) / (str(path.relative_to(state)) + ".torn")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(fragment)
+    with path.open("r+b") as handle:
+        handle.truncate(cut)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return str(target.relative_to(root))

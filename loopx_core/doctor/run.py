@@ -1,0 +1,112 @@
+"""Run the doctor: the checks asked for, then (with `repair`) each finding's repair, in order.
+
+A dry run repairs nothing and says what each repair would do. After repairs the outbox is
+flushed (a repair may have re-armed a notice; a stalled agent's notice goes out now).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from loopx_core.doctor.findings import CODES, GROUPS, Finding, Group
+from loopx_core.errors import LoopxError
+from loopx_core.store.base import Store
+
+SCHEMA = "loopx_doctor_v1"
+
+
+@dataclass
+class Report:
+    """What the doctor found and did."""
+
+    checked: list[Group]
+    repair: bool
+    dry_run: bool
+    findings: list[Finding] = field(default_factory=list)
+    changed: bool = False
+
+    @property
+    def remaining(self) -> list[Finding]:
+        """Findings still standing (found, failed to repair, or only would be repaired)."""
+        return [f for f in self.findings if f.status != "repaired"]
+
+    def to_json(self) -> dict[str, Any]:
+        """As JSON data (`loopx_doctor_v1`)."""
+        return {
+            "schema": SCHEMA,
+            "checked": list(self.checked),
+            "repair": self.repair,
+            "dry_run": self.dry_run,
+            "healthy": not self.remaining,
+            "summary": {
+                "found": len(self.findings),
+                "repaired": sum(f.status == "repaired" for f in self.findings),
+                "remaining": len(self.remaining),
+            },
+            "findings": [f.to_json() for f in self.findings],
+        }
+
+
+def run_doctor(
+    store: Store,
+    now: datetime,
+    *,
+    groups: tuple[Group, ...] = GROUPS,
+    repair: bool = False,
+    dry_run: bool = False,
+    mcp: bool | None = None,
+) -> Report:
+    """Check `groups`; with `repair` (and not `dry_run`) mend what can be mended."""
+    report = Report(list(groups), repair, dry_run)
+    if "state" in groups:
+        from loopx_core.doctor.state import check_state
+
+        report.findings += check_state(store, now)
+    if "installation" in groups:
+        from loopx_core.doctor.installation import check_installation
+
+        report.findings += check_installation(store.root, mcp=mcp)
+    if "liveness" in groups:
+        from loopx_core.doctor.liveness import check_liveness
+
+        with contextlib.suppress(LoopxError):  # an unreadable registry: the state check says so
+            report.findings += check_liveness(store, now, notify=not dry_run)
+    if "notices" in groups:
+        from loopx_core.doctor.outbox import check_notices
+
+        report.findings += check_notices(store.root, now)
+    report.findings.sort(key=lambda f: (GROUPS.index(f.group), _rank(f), f.code))
+    if repair:
+        for finding in report.findings:
+            if finding.fix is None:
+                continue
+            if dry_run:
+                finding.status, finding.done = "would_repair", finding.plan or CODES[finding.code].repair
+                continue
+            try:
+                finding.done = finding.fix()
+                finding.status = "repaired"
+                report.changed = True
+            except LoopxError as exc:
+                finding.status, finding.done = "repair_failed", exc.message
+            except OSError as exc:
+                finding.status, finding.done = "repair_failed", f"I/O error: {exc.strerror or exc}"
+    if not dry_run and "notices" in groups:
+        _flush(store)
+    return report
+
+
+def _rank(f: Finding) -> int:
+    return ("high", "medium", "low").index(f.severity)
+
+
+def _flush(store: Store) -> None:
+    """Deliver what is due (never fails the doctor: what remains is reported next time)."""
+    from loopx_core.doctor.sinkkinds import sink_kinds
+    from loopx_core.notices.delivery import flush
+
+    with contextlib.suppress(LoopxError, OSError):
+        flush(store.root, sink_kinds())
