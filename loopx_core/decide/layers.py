@@ -58,6 +58,7 @@ def base_decision(inputs: Inputs, a: Assessment) -> Decision:
                 "repair_state",
                 f"Owner: repair the goal state ({a.reason}).",
                 a.reason,
+                (commands.command("doctor", "--repair"),),  # docs/doctor.md: what it mends
             )
         case "operator_gate":
             return Decision(
@@ -148,23 +149,36 @@ def capability_gate(inputs: Inputs, a: Assessment, d: Decision, out: Fields) -> 
     registered = set(inputs.agent.capabilities if inputs.agent else ())
     g, ag = inputs.goal_id, inputs.agent_id or "-"
     others = _capable_agents(inputs, todo, missing)
+    repair_todo = repair_todo_id(todo.todo_id)
     if set(missing) <= registered:
-        action, decision, run = "repair_bridge", "repair", True
+        action, decision, run, owner = "repair_bridge", "repair", True, ag
         text = f"Repair the host bridge for {', '.join(missing)}, then ask should-run again."
         cli = (commands.command("quota", "should-run", goal_id=g, agent_id=ag),)
+        if inputs.state is None or inputs.state.todo(repair_todo) is None:
+            # should-run is read-only: the repair todo is the first next effect, run by the agent
+            title = f"Repair the host bridge for {', '.join(missing)} (todo {todo.todo_id} needs it)"
+            add = commands.command(
+                "todo", "add", goal_id=g, todo_id=repair_todo, title=title, priority=0, bound_agent=ag
+            )
+            cli = (add, *cli)
     elif others:
-        action, decision, run = "unsupported", "skip", False
+        action, decision, run, owner = "unsupported", "skip", False, others[0]
         text = f"Leave todo {todo.todo_id} to {', '.join(others)}; this agent lacks {', '.join(missing)}."
         cli = ()
     else:
-        action, decision, run = "ask_owner", "skip", False
+        action, decision, run, owner = "ask_owner", "skip", False, "owner"
         text = f"Owner: grant {', '.join(missing)} to an agent, or re-scope todo {todo.todo_id}."
         cli = ()
     out["capability_gate"] = {
         "action": action,
         "todo_id": todo.todo_id,
         "missing_capabilities": missing,
+        "owner_missing": action == "ask_owner",
+        "repair_missing": action == "repair_bridge",
+        "decision_owner": owner,
     }
+    if action == "repair_bridge":
+        out["capability_gate"]["repair_todo_id"] = repair_todo
     return replace(
         d,
         decision=decision,
@@ -176,6 +190,11 @@ def capability_gate(inputs: Inputs, a: Assessment, d: Decision, out: Fields) -> 
         short_circuit="capability_gate",
         turn_instance_id=d.turn_instance_id if run else None,
     )
+
+
+def repair_todo_id(todo_id: str) -> str:
+    """The stable id of the repair todo for a todo whose host bridge lacks a capability (seed 000)."""
+    return f"repair-{todo_id}"[:64].rstrip(".-_")
 
 
 def _capable_agents(inputs: Inputs, todo: Todo, missing: list[str]) -> list[str]:

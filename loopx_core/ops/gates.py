@@ -23,7 +23,11 @@ def open_gate(
     blocks_agent: str | None = None,
     kind: GateKind = "owner",
 ) -> Gate:
-    """Open an operator gate: it stops `blocks_agent` (or every agent) until resolved."""
+    """Open an operator gate: it stops `blocks_agent` (or every agent) until resolved.
+
+    The owner is notified (`gate_opened`, or `no_progress` for LoopX's escalation) through the
+    notice outbox, out of the caller's way.
+    """
     require_goal(store.read_registry(), goal_id)
     if not title.strip():
         raise UsageError("a gate needs a non-empty --title")
@@ -41,7 +45,12 @@ def open_gate(
         state.gates.append(gate)
         return gate
 
-    return store.update_goal(goal_id, change)
+    gate = store.update_goal(goal_id, change)
+    from loopx_core.notices.emit import queue_notice  # loaded only when a gate opens
+    from loopx_core.notices.events import gate_opened
+
+    queue_notice(store.root, gate_opened(goal_id, gate, now))  # never raises, never waits
+    return gate
 
 
 def resolve_gate(
