@@ -246,3 +246,19 @@ def test_the_file_store_hot_path_never_imports_psycopg(
     assert "psycopg" not in _imported_by_should_run(tmp_path / "files")
     on_postgres = _imported_by_should_run(tmp_path / "p")
     assert "psycopg" in on_postgres and "psycopg_pool" not in on_postgres  # one connection, no pool
+
+
+@pytest.mark.parametrize("version", [2, 0, None, "1"])
+def test_a_store_choice_of_another_schema_is_refused_with_exit_8_and_untouched(
+    tmp_path: Path, version: object
+) -> None:
+    from tests.builders import build_project
+
+    build_project(tmp_path, goal="g", agents=("a",))
+    path = tmp_path / ".loopx" / "store.json"
+    path.write_text(json.dumps({"schema_version": version, "store": "files"}))
+    before = path.read_bytes()
+    for args in (["status"], ["store", "show"], ["todo", "add", "-g", "g", "--title", "x"]):
+        result = run_loopx(*args, root=tmp_path)
+        assert result.exit_code == 8 and result.stderr.count("\n") == 1, (args, result.stderr)
+    assert path.read_bytes() == before
