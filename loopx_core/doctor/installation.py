@@ -137,8 +137,13 @@ def mcp_problem(root: Path, command: str | None) -> str | None:
         params = StdioServerParameters(
             command=words[0], args=[*words[1:], "--root", str(root), "mcp", "serve"]
         )
-        with anyio.fail_after(MCP_TIMEOUT_S):
-            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        import os
+
+        with anyio.fail_after(MCP_TIMEOUT_S), open(os.devnull, "w") as quiet:  # its stderr is not ours
+            async with (
+                stdio_client(params, errlog=quiet) as (read, write),
+                ClientSession(read, write) as session,
+            ):
                 await session.initialize()
                 result = await session.call_tool("status", {})
                 return "the status tool answered with an error" if result.is_error else None
