@@ -28,8 +28,12 @@ HOOKS = sorted(
 BUILT_IN = ["claude-code", "codex-app", "dsh"]
 
 
-def test_there_is_one_hook() -> None:
-    assert HOOKS == ["loopx_register_hosts"]
+def test_every_hook_is_a_registration_broadcast() -> None:
+    """A hook is kept only where every plugin must be asked: each registers objects through `register`."""
+    assert "loopx_register_hosts" in HOOKS
+    for name in HOOKS:
+        params = list(inspect.signature(getattr(hookspecs, name)).parameters)
+        assert name.startswith("loopx_register_") and params == ["register"], name
 
 
 @pytest.mark.parametrize("hook", HOOKS)
@@ -109,7 +113,8 @@ def test_host_steps() -> None:
     assert '[projects."<dir>"] trust_level = "trusted" in $CODEX_HOME/config.toml' in codex.notes[0]
 
 
-def test_packet_hints_come_from_the_codex_host_only() -> None:
+def test_packet_hints_come_from_the_hosts_that_ack() -> None:
+    """Codex's automation and DSH's listener ack what they follow; Claude's Stop hook has no scheduler."""
     pm = get_plugin_manager()
     packet = {
         "goal_id": "g",
@@ -120,12 +125,13 @@ def test_packet_hints_come_from_the_codex_host_only() -> None:
         copy = json.loads(json.dumps(packet))
         packet_hints(pm, name, copy)
         assert set(copy["scheduler_hint"]) - set(packet["scheduler_hint"]) == (
-            {"codex_app"} if name == "codex-app" else set()
+            {name.replace("-", "_")} if name in ("codex-app", "dsh") else set()
         )
-    packet_hints(pm, "codex-app", packet)
-    hint = packet["scheduler_hint"]["codex_app"]
-    assert hint["ack_hint"]["cli_args"][:2] == ["quota", "scheduler-ack"]
-    assert hint["failure_hint"]["cli_args"][:2] == ["quota", "scheduler-fail"]
+    for name in ("codex-app", "dsh"):
+        packet_hints(pm, name, packet)
+        hint = packet["scheduler_hint"][name.replace("-", "_")]
+        assert hint["ack_hint"]["cli_args"][:2] == ["quota", "scheduler-ack"]
+        assert hint["failure_hint"]["cli_args"][:2] == ["quota", "scheduler-fail"]
     untouched = {"goal_id": "g", "agent_id": "a", "scheduler_hint": {}}
     packet_hints(pm, "nobody", untouched)
     assert untouched["scheduler_hint"] == {}

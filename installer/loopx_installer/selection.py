@@ -27,6 +27,20 @@ class Selection:
     notes: list[str] = field(default_factory=list)
 
 
+MAX_COMMAND = 500
+"""A LoopX command longer than this is no command a host runs."""
+
+
+def check_loopx_command(loopx: str) -> str:
+    """`--loopx-command` as given: one line of printable text (it lands in comments, commands
+    and quoted strings of every facade, where a newline or a control character would break them)."""
+    if not loopx.strip() or len(loopx) > MAX_COMMAND or any(ord(ch) < 32 or ord(ch) == 127 for ch in loopx):
+        raise UsageError(
+            f"--loopx-command must be one line of printable text, 1-{MAX_COMMAND} characters (a command name or path)"
+        )
+    return loopx
+
+
 def _same(pair: Pair, goal: str | None, agent: str | None) -> bool:
     return pair.goal_id == goal and pair.agent_id == agent
 
@@ -48,8 +62,12 @@ def resolve(
 ) -> Selection:
     """The selection for this run: given selectors win, the install's recorded ones fill the rest."""
     notes: list[str] = []
+    if loopx is not None:
+        check_loopx_command(loopx)
     if loopx is None and record is not None and record.loopx_command:
         loopx = record.loopx_command
+        if operation != "uninstall":  # an uninstall renders nothing: it must work whatever was recorded
+            check_loopx_command(loopx)
     if loopx is None:
         loopx, note = default_loopx
         if note and operation == "install":

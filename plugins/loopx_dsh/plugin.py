@@ -3,6 +3,8 @@
 The package (the `/loopx` command and a turn-boundary listener) goes to `.dsh/plugins/loopx-dsh/`
 in the project or `$DSH_HOME/plugins/loopx-dsh/`; the skill to `.agents/skills/loopx/` or
 `$DSH_AGENTS_HOME/skills/loopx/`. DSH loads the package once it is linked into a profile.
+DSH has no timer: the listener is the loop's scheduler (its cadence is the session's turns), so
+it acks the packets it follows and reports what kept it from driving the loop.
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from importlib import resources
+from typing import Any
 
-from loopx_core.hosts import Base, FacadeFile, Host, HostSteps, RenderContext, hookimpl
+from loopx_core.hosts import Base, FacadeFile, Host, HostSteps, RenderContext, hookimpl, scheduler_hints
 
 PACKAGE = "loopx-dsh"
 FILES = ("package.json", "cordis.patch.yml", "lib/loopx.js", "lib/command.js", "lib/turn-boundary.js")
@@ -54,6 +57,10 @@ class Dsh(Host):
                 for f in FILES
             ),
         ]
+
+    def hints(self, packet: dict[str, Any]) -> dict[str, Any] | None:
+        """The ack the turn-boundary listener runs for a packet it follows, and the failure report."""
+        return scheduler_hints(packet)
 
     def steps(self, operation: str, context: RenderContext) -> HostSteps:
         """Install: how to link the package into DSH. Uninstall: unlink it (else `--dump-config` fails)."""
