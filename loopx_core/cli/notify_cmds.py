@@ -1,7 +1,7 @@
 """`loopx notify ...`: owner notice sinks (add, list, remove, test) and delivery (flush).
 
 Exit codes: 0 ok; 2 a bad URL, event or option; 3 no such sink (or none configured for
-`test`); 4 a damaged sink file; 7 `test` reached a sink that refused the notice.
+`test`); 4 a damaged sink file (8: of another schema); 7 `test` reached a sink that refused the notice.
 """
 
 from __future__ import annotations
