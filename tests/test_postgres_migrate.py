@@ -279,3 +279,31 @@ def test_a_credential_in_the_target_is_refused_before_anything_moves(tmp_path: P
     )
     assert result.exit_code == 2 and "hunter2" not in result.stderr + result.stdout
     assert not config_path(tmp_path / "p").exists()
+
+
+def test_init_joins_or_refuses_and_the_project_can_move_back_home(
+    tmp_path: Path, pg_cluster: Cluster
+) -> None:
+    project = tmp_path / "project"
+    demo_project(project)
+    before = owned_files(project)
+    dsn, other = pg_cluster.fresh_schema(), pg_cluster.fresh_schema()
+    hidden = run_loopx("init", "--store", dsn, root=project)  # would hide the state in files
+    assert hidden.exit_code == 7 and "store migrate" in hidden.stderr
+    assert run_loopx("store", "migrate", "--to", dsn, root=project).exit_code == 0
+    assert run_loopx("init", "--store", dsn, root=project).exit_code == 0  # the same store: a no-op
+    switched = run_loopx("init", "--store", other, root=project)
+    assert switched.exit_code == 7 and "already uses" in switched.stderr
+    assert run_loopx("init", "--store", "files", root=project).exit_code == 7
+    run_loopx("todo", "add", "-g", "parser", "--title", "Done on the team store", root=project)
+    clash = run_loopx("store", "migrate", "--to", "files", ".", root=project, cwd=project)
+    assert clash.exit_code == 7  # the old files are still there, and differ
+    home = run_loopx("store", "migrate", "--to", "files", ".", "--force", root=project, cwd=project)
+    assert home.exit_code == 0, home.stderr
+    assert json.loads(home.stdout)["project_uses"] == "files" and not config_path(project).exists()
+    after = owned_files(project)
+    assert (
+        after != before and FileStore(project).read_goal("parser").todos[-1].title == "Done on the team store"
+    )
+    shown = run_loopx("store", "show", "-f", "json", root=project)
+    assert json.loads(shown.stdout)["store"] == "files"

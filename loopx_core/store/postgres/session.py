@@ -35,6 +35,8 @@ T = TypeVar("T")
 APPLICATION_NAME = "loopx"
 _PATH_IN_MESSAGE = re.compile(r'"/[^"]*"|(?<![\w/])/[\w./-]+')
 _RETRY_PAUSE_S = (0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
+FIRST_CONNECT_RETRY_S = 3.0
+"""How long a process that never reached the server retries connecting."""
 
 
 class StoreUnavailableError(LockTimeoutError):
@@ -64,6 +66,7 @@ class Connections:
         self.dsn = dsn
         self.shown = shown
         self._kept = threading.local()
+        self._reached = False
         self._pool: Any = None
         if pooled:
             from psycopg_pool import ConnectionPool
@@ -79,11 +82,20 @@ class Connections:
             )
 
     def acquire(self, deadline: float) -> psycopg.Connection[Any]:
-        """A live connection in autocommit mode; a refused connect is retried until `deadline`."""
+        """A live connection in autocommit mode; a refused connect is retried until `deadline`.
+
+        Until this process has reached the server once, a refusal is retried only briefly: a
+        wrong DSN fails in seconds, while a server restarting under a running process is
+        waited for.
+        """
+        if not self._reached:
+            deadline = min(deadline, time.monotonic() + FIRST_CONNECT_RETRY_S)
         attempt = 0
         while True:
             try:
-                return self._acquire()
+                conn = self._acquire()
+                self._reached = True
+                return conn
             except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
                 if time.monotonic() >= deadline:
                     raise StoreUnavailableError(
@@ -179,13 +191,8 @@ class Session:
             self.write([key], lambda conn: None)
             yield
             return
-        deadline = time.monotonic() + lock_timeout()
-        conn = self.connections.acquire(deadline)
+        conn = self._begun(key)
         try:
-            try:
-                self._begin(conn, [key])
-            except psycopg.Error as exc:
-                raise self._mapped(exc, rolled_back=True) from None
             local.conn = conn
             try:
                 yield
@@ -202,6 +209,27 @@ class Session:
             self.connections.release(conn)
 
     # -- machinery ---------------------------------------------------------------------
+    def _begun(self, key: str) -> psycopg.Connection[Any]:
+        """A connection in a new transaction holding `key`; nothing done yet, so failures retry."""
+        deadline = time.monotonic() + lock_timeout()
+        attempt = 0
+        while True:
+            conn = self.connections.acquire(deadline)
+            try:
+                self._begin(conn, [key])
+                return conn
+            except psycopg.Error as exc:
+                _rollback(conn)
+                self.connections.release(conn)
+                if not (_retryable(exc) and time.monotonic() < deadline):
+                    raise self._mapped(exc, rolled_back=True) from None
+            except BaseException:
+                _rollback(conn)
+                self.connections.release(conn)
+                raise
+            time.sleep(_RETRY_PAUSE_S[min(attempt, len(_RETRY_PAUSE_S) - 1)])
+            attempt += 1
+
     def _run(self, locks: list[str] | None, body: Callable[[psycopg.Connection[Any]], T]) -> T:
         deadline = time.monotonic() + lock_timeout()
         attempt = 0
