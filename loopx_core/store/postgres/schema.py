@@ -79,9 +79,9 @@ BEGIN
 END
 $$;
 CREATE TRIGGER loopx_events_append_only BEFORE UPDATE OR DELETE ON loopx_events
-    FOR EACH ROW EXECUTE FUNCTION loopx_append_only();
+    FOR EACH STATEMENT EXECUTE FUNCTION loopx_append_only();
 CREATE TRIGGER loopx_run_index_append_only BEFORE UPDATE OR DELETE ON loopx_run_index
-    FOR EACH ROW EXECUTE FUNCTION loopx_append_only();
+    FOR EACH STATEMENT EXECUTE FUNCTION loopx_append_only();
 -- should-run reads the window's tail by time
 CREATE INDEX loopx_events_by_time ON loopx_events (goal_id, at);
 """
