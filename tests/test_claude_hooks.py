@@ -157,3 +157,84 @@ def test_events_are_dispatched_to_the_host_declaring_them() -> None:
     call = HookCall(payload={}, goal_id=None, agent_id=None, root=None)
     answer = events(pm)["claude-stop"].handle_hook_event("claude-stop", call)
     assert answer == HookAnswer()  # no goal selected: never block
+
+
+def _settle_turns(root: Path, count: int, summary: str) -> None:
+    """Run `count` governed turns through the packets' own commands (placeholders filled)."""
+    import shlex
+
+    for n in range(count):
+        packet = json.loads(
+            run_loopx("quota", "should-run", "-g", "g", "-a", "builder", root=root, now=None).stdout
+        )
+        for action in packet["interaction_contract"]["cli_channel"]["next_cli_actions"]:
+            words = [
+                w.replace("<summary>", f"{summary} {n}").replace("<evidence>", "ok")
+                for w in shlex.split(action)
+            ]
+            done = run_loopx(*words[1:], root=root, now=None)
+            assert done.exit_code == 0, (action, done.stderr)
+
+
+def _session_start(root: Path) -> str:
+    out = hook(root, "claude-session-start", json.dumps({"source": "startup"}), "-g", "g", "-a", "builder")
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    return out.stdout
+
+
+def test_session_start_shows_the_last_three_runs_newest_first(tmp_path: Path) -> None:
+    from tests.builders import build_project
+
+    root = tmp_path / "p"
+    build_project(root, todo_count=5, compute=1.0)
+    assert "Last runs: none yet." in _session_start(root)
+    _settle_turns(root, 4, "Did  the\nthing " + "x" * 120)
+    lines = _session_start(root).splitlines()
+    at = lines.index("Last runs (newest first):")
+    runs = lines[at + 1 : at + 4]
+    assert [r.split(" on ")[1].split(" ")[0] for r in runs] == ["t4", "t3", "t2"], runs
+    assert all(
+        r.startswith("- ") and " builder on " in r and "(passed, todo_worked): Did the thing" in r
+        for r in runs
+    )
+    assert all(len(r) < 200 and r.endswith("...") for r in runs), runs  # one short line each
+    assert lines[at + 4].startswith("Use the /loopx skill")
+
+
+def test_session_start_with_a_damaged_history_still_answers(tmp_path: Path) -> None:
+    from tests.builders import build_project
+
+    root = tmp_path / "p"
+    build_project(root, todo_count=2, compute=1.0)
+    _settle_turns(root, 1, "Done")
+    index = root / ".loopx/goals/g/runs/index.jsonl"
+    index.write_text(index.read_text() + "{not json\n")
+    out = _session_start(root)
+    assert "Last runs: unreadable (" in out and str(root) not in out, out
+    assert out.startswith("LoopX goal g for agent builder:")
+
+
+def test_the_stop_reason_names_a_loopx_that_is_not_on_path(tmp_path: Path) -> None:
+    from tests import facades
+    from tests.conftest import LOOPX_BIN
+
+    root = tmp_path / "p"
+    root.mkdir()
+    FileStore(root).init()
+    SCENARIOS["eligible_workspace"](Project(root, FileStore(root)))
+    when = "2026-11-29T12:00:00Z"
+    elsewhere = tmp_path / "my tools"
+    elsewhere.mkdir()
+    (elsewhere / "loopx").symlink_to(LOOPX_BIN)
+    cases = [
+        (f"{LOOPX_BIN.parent}:/usr/bin:/bin", None),  # on PATH
+        (f"{elsewhere}:/usr/bin:/bin", None),  # on PATH by another name of the same executable
+        ("/usr/bin:/bin", [str(LOOPX_BIN)]),  # off PATH: the hook names itself
+    ]
+    for path, named in cases:
+        out = hook(
+            root, "claude-stop", stop_event(), "-g", "g", "-a", "builder", now=when, env={"PATH": path}
+        )
+        reason = json.loads(out.stdout)["reason"]
+        assert facades.loopx_command_named(reason) == (named or ["loopx"]), reason
+        assert facades.numbered_actions(reason)

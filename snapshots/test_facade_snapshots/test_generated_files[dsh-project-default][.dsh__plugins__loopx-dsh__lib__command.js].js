@@ -37,7 +37,8 @@ function shown({ code, stdout, stderr }) {
 /** Start from the task: add it, show the packet, and queue the first turn when it says run. */
 async function start(invocation, { goalId, agentId, task }) {
 	const result = await runLoopx(startArgs(task, goalId, agentId), { cwd: agentCwd(invocation.agent), signal: invocation.signal });
-	if (result.code !== 0) return { kind: "error", text: shown(result) };
+	// JSON asked: the refusal's JSON is on stdout, its one line for people on stderr.
+	if (result.code !== 0) return { kind: "error", text: result.stderr.trim() || shown(result) };
 	let started;
 	try {
 		started = JSON.parse(result.stdout);
