@@ -39,8 +39,9 @@ def hook(
     from loopx_core.errors import LoopxError
     from loopx_core.hosts import HookAnswer, HookCall
     from loopx_core.hosts.manager import events, get_plugin_manager, plugin_call
-    from loopx_core.ids import check_id
+    from loopx_core.ids import check_id, shown_value
 
+    label = name[:80] if name.isprintable() else shown_value(name)  # never a raw newline in the line
     try:
         known = events(get_plugin_manager())
         if name not in known:
@@ -65,16 +66,21 @@ def hook(
             )
     except (LoopxError, ValueError, typer.BadParameter) as error:
         message = error.message if isinstance(error, LoopxError) else str(error)
-        sys.stderr.write(f"loopx: hook {name[:80]}: {message[:300]}\n")
+        sys.stderr.write(f"loopx: hook {label}: {one_line(message)[:300]}\n")
         raise SystemExit(HOOK_ERROR_EXIT) from None
     except OSError as error:
-        sys.stderr.write(f"loopx: hook {name[:80]}: {error.strerror or 'I/O error'}\n")
+        sys.stderr.write(f"loopx: hook {label}: {error.strerror or 'I/O error'}\n")
         raise SystemExit(HOOK_ERROR_EXIT) from None
     if answer.stderr:
-        sys.stderr.write(f"loopx: hook {name}: {answer.stderr.rstrip()}\n")
+        sys.stderr.write(f"loopx: hook {label}: {one_line(answer.stderr)[:300]}\n")
     if answer.stdout:
         sys.stdout.write(answer.stdout if answer.stdout.endswith("\n") else answer.stdout + "\n")
     raise SystemExit(answer.exit_code)
+
+
+def one_line(text: str) -> str:
+    """`text` on one line (a host's or an error's text never splits the hook's stderr line)."""
+    return " ".join(text.split())
 
 
 def this_loopx() -> str:

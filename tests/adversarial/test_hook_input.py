@@ -160,3 +160,18 @@ def test_any_stdin_gets_an_answer(cli: Cli, running: Project, stdin: bytes) -> N
     else:
         _one_error_line(result)
     assert str(running.root) not in result.stderr
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    name=st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=120)
+)
+def test_any_hook_name_is_one_error_line(cli: Cli, name: str) -> None:
+    """The name comes from a host's config: an unknown one (newlines, control characters, huge) is one line."""
+    if name in ("claude-stop", "claude-session-start") or name.startswith("-"):
+        return  # a known event, or an option the CLI parses as such
+    result = cli("hook", name, input="{}")
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.exit_code == 1 and result.stdout == "", result
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("loopx: hook "), result.stderr
+    assert "unknown hook" in result.stderr and len(result.stderr) < 600
