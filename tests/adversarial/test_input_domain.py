@@ -113,10 +113,6 @@ def test_minutes_options_refused_with_valid_json(
     still_healthy(demo)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="turn begin --lease-minutes is not checked (turn_cmds.py / settlement/turns.py): route to settlement",
-)
 @pytest.mark.parametrize("value", ["inf", "nan", "1e300"])
 def test_turn_begin_lease_minutes_refused(demo: Cli, value: str) -> None:
     refused(
