@@ -37,8 +37,13 @@ def statuses(cli: Cli, now: str) -> dict[str, str]:
 def test_a_heartbeat_keeps_an_agent_live_and_silence_stalls_it(loop: Cli, project: Project) -> None:
     for minute in (0, 10, 20):
         assert loop("quota", "should-run", "-g", "g", "-a", "ticker", now=at(minute)).exit_code == 0
-    beat = json.loads(heartbeat_path(project.root, "ticker").read_text())
-    assert beat["at"] == at(20) and beat["goal_id"] == "g"
+    assert json.loads(heartbeat_path(project.root, "ticker").read_text()) == {
+        "schema_version": 1,
+        "agent_id": "ticker",
+    }
+    from loopx_core.ops.health import last_beat
+
+    assert last_beat(project.root, "ticker") == project.at(20)
     assert not heartbeat_path(project.root, "manual").exists()  # no cadence: no heartbeat kept
     assert statuses(loop, at(40)) == {"manual": "unjudged", "ticker": "live"}  # exactly two cadences
     assert statuses(loop, at(41)) == {"manual": "unjudged", "ticker": "stalled"}

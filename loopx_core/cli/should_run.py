@@ -69,7 +69,7 @@ def _observe(root: Path, inputs: Inputs, packet: dict[str, Any]) -> None:
     if agent is not None and agent.cadence_minutes is not None:
         from loopx_core.ops.health import beat
 
-        beat(root, agent.agent_id, inputs.now, goal_id=inputs.goal_id)
+        beat(root, agent.agent_id, inputs.now)
     done = inputs.goal is not None and inputs.goal.status == "done"
     if (
         packet["interaction_contract"]["user_channel"]["notify"]
