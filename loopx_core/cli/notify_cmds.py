@@ -176,7 +176,6 @@ def notify_flush(
     linger: Annotated[
         float, typer.Option("--linger", help="Also wait this many seconds for retries falling due (0-3600).")
     ] = 0.0,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")] = False,
     fmt: Fmt = Format.markdown,
 ) -> None:
     """Deliver the queued notices now (retries that are due, too); queueing starts this detached."""
@@ -191,8 +190,6 @@ def notify_flush(
         if not (root / ".loopx").is_dir():
             raise NotFoundError("no LoopX state here: run `loopx init` in the project first, or pass --root")
         report = flush(root, sink_kinds(), linger=linger)
-        if quiet:
-            return
         emit(report.to_json(), fmt, _flush_markdown)
 
 

@@ -51,7 +51,7 @@ def spawn_flush(root: Path) -> bool:
     if os.environ.get(FLUSH_ENV, "").strip().lower() in ("0", "off", "no", "false"):
         return False
     code = "import sys; from loopx_core.cli.entry import main; main(sys.argv[1:])"
-    argv = [sys.executable, "-c", code, "--root", str(root), "notify", "flush", "--quiet"]
+    argv = [sys.executable, "-c", code, "--root", str(root), "notify", "flush"]
     argv += ["--linger", str(LINGER_SECONDS)]
     try:
         subprocess.Popen(
