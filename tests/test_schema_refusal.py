@@ -57,6 +57,8 @@ KINDS: dict[str, Kind] = {
         lambda r, k: r / ".loopx/goals/g/scheduler.json",
         lambda k: ["quota", "scheduler-ack", "-g", "g", "-a", "builder", "--rrule", "FREQ=HOURLY"],
     ),
+    "StoreConfig": Kind(lambda r, k: r / ".loopx/store.json", lambda k: ["status", "--format", "json"]),
+    "SinkFile": Kind(lambda r, k: r / ".loopx/notices/sinks.json", lambda k: ["notify", "list"]),
     "ManifestModel": Kind(
         lambda r, k: r / MANIFEST,
         lambda k: ["workflow-skills", "--check", "--surface", "codex-app", "--target", "."],
@@ -64,6 +66,8 @@ KINDS: dict[str, Kind] = {
 }  # fmt: skip
 LEGACY = {"_V1"}
 """Older schemas kept only to read (and migrate) files written by an earlier release."""
+REPORTED = {"OutboxRecord"}
+"""Kinds a command never refuses but leaves unchanged and `loopx doctor` reports (see below)."""
 
 
 def _versioned_models() -> set[str]:
@@ -82,7 +86,7 @@ def _versioned_models() -> set[str]:
             and "schema_version" in model.model_fields
         ):
             found.add(model.__name__)
-    return found - LEGACY
+    return found - LEGACY - REPORTED
 
 
 def test_every_schema_versioned_model_has_a_case() -> None:
@@ -95,6 +99,8 @@ def _project(root: Path) -> str:
     settle_turn(store, "builder", "t1", slots=None)
     todos.complete_todo(store, "g", "t1", T0, agent_id="builder")
     scheduler.ack(store, "g", "builder", T0, rrule="FREQ=MINUTELY;INTERVAL=10", fingerprint="f")
+    (root / ".loopx/store.json").write_text('{"schema_version": 1, "store": "files"}\n')
+    assert run_loopx("notify", "add", "file://notices.jsonl", root=root).exit_code == 0
     installed = run_loopx(
         "workflow-skills", "--install", "--surface", "codex-app", "--target", str(root), root=root
     )
@@ -133,3 +139,19 @@ def test_another_schema_version_is_refused_with_exit_8_and_nothing_changes(
     assert result.stderr.startswith("loopx: error: ") and result.stderr.count("\n") == 1, result.stderr
     assert "Traceback" not in result.stderr and str(tmp_path) not in result.stderr
     assert _state(tmp_path) == before
+
+
+def test_an_outbox_record_of_another_schema_is_left_unchanged_and_reported(tmp_path: Path) -> None:
+    """A queued notice written by another loopx is never delivered or rewritten by this one."""
+    _project(tmp_path)
+    assert run_loopx("gate", "open", "-g", "g", "--title", "Approve", root=tmp_path).exit_code == 0
+    [record] = sorted((tmp_path / ".loopx/notices/events").glob("*.json"))
+    data = json.loads(record.read_text())
+    record.write_text(json.dumps({**data, "schema_version": 2}))
+    before = record.read_bytes()
+    assert run_loopx("notify", "flush", root=tmp_path).exit_code == 0
+    assert record.read_bytes() == before
+    sink = tmp_path / "notices.jsonl"
+    assert not sink.exists() or "Approve" not in sink.read_text()
+    doctor = json.loads(run_loopx("doctor", "--check", "notices", "--format", "json", root=tmp_path).stdout)
+    assert "notice_record_invalid" in {f["code"] for f in doctor["findings"]}
