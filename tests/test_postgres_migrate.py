@@ -35,7 +35,7 @@ def owned_files(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(base)): p.read_bytes()
         for p in sorted(base.rglob("*"))
-        if p.is_file() and p.name not in DERIVED and "locks" not in p.parts
+        if p.is_file() and p.name not in DERIVED and not p.name.endswith(".prev") and "locks" not in p.parts
     }
 
 

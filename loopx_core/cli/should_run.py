@@ -7,14 +7,9 @@ Imports only what the decision needs: no typer, jinja2, tomlkit, mcp or plugins 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from loopx_core.cli.output import Format, dumps, reporting
 from loopx_core.errors import ExitCode
-
-if TYPE_CHECKING:
-    from loopx_core.decide.assess import Inputs
 
 
 def run_should_run(
@@ -53,29 +48,9 @@ def run_should_run(
             from loopx_core.render import packet_markdown
 
             sys.stdout.write(packet_markdown(packet))
-        _observe(project, inputs, packet)
+        from loopx_core.ops.tick import observe_tick
+
+        observe_tick(project, inputs, packet)
         if packet["quota"]["state"] == "blocked_health":
             return int(ExitCode.STATE_INVALID)
     return 0
-
-
-def _observe(root: Path, inputs: Inputs, packet: dict[str, Any]) -> None:
-    """The tick's side records, never failing it: the agent's heartbeat, the owner's notice.
-
-    Neither touches goal state or the ledger. The notice modules load only for a packet that
-    needs the owner, a throttled goal or a finished one (docs/notices.md).
-    """
-    agent = inputs.agent
-    if agent is not None and agent.cadence_minutes is not None:
-        from loopx_core.ops.health import beat
-
-        beat(root, agent.agent_id, inputs.now)
-    done = inputs.goal is not None and inputs.goal.status == "done"
-    if (
-        packet["interaction_contract"]["user_channel"]["notify"]
-        or packet["quota"]["state"] == "throttled"
-        or done
-    ):
-        from loopx_core.notices.triggers import queue_for_packet
-
-        queue_for_packet(root, packet, inputs.goal, inputs.state, inputs.now)

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from loopx_core import commands
 from loopx_core.decide.assess import Assessment, Inputs
-from loopx_core.decide.scope import scope_refusal
+from loopx_core.decide.scope import lease_lost, scope_refusal
 from loopx_core.kernel.results import turn_result
 from loopx_core.models import Todo
 from loopx_core.models.identity import SettlementIdentity, replan_obligation_id, turn_instance_id
@@ -125,6 +125,26 @@ def _resume(inputs: Inputs, a: Assessment) -> Decision:
     journal = inputs.open_turn
     packet = turn_result(journal)
     identity = journal.identity
+    lost = (
+        None
+        if journal.status == "committed" or inputs.state is None
+        else lease_lost(inputs.state, journal.settlement_identity())
+    )
+    if lost:  # settling it can only be refused (lease_lost): the turn must end, not resume
+        g, ag = inputs.goal_id, inputs.agent_id or "-"
+        return Decision(
+            "run",
+            True,
+            "cancel_turn",
+            f"Cancel the open turn: {lost}; then ask should-run again.",
+            f"lease lost on todo {identity.get('todo_id')}",
+            (
+                commands.command(
+                    "turn", "cancel", goal_id=g, agent_id=ag, turn_key=journal.turn_key, reason="lease lost"
+                ),
+            ),
+            turn_instance_id=identity["turn_instance_id"],
+        )
     return Decision(
         "run",
         True,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from loopx_core.models import GoalState, Todo
+from loopx_core.models.identity import SettlementIdentity
 
 
 def lease_live(todo: Todo, now: datetime) -> bool:
@@ -67,3 +68,23 @@ def operator_blockers(state: GoalState, agent_id: str | None) -> list[str]:
 def open_agent_work(state: GoalState) -> list[Todo]:
     """Agent todos still open or claimed, by anyone."""
     return [t for t in state.todos if t.kind == "agent" and t.is_open_work]
+
+
+def lease_lost(state: GoalState, identity: SettlementIdentity, *, done_is_held: bool = False) -> str | None:
+    """Why the turn's agent no longer holds its todo's lease (None: it does; a replan holds none).
+
+    A lease past its expiry that nobody took over is still this agent's. `done_is_held`: a
+    done todo counts as held (a closeout retried after its effect).
+    """
+    todo_id = identity.todo_id
+    if todo_id is None:
+        return None
+    todo = state.todo(todo_id)
+    if todo is None:
+        return f"todo {todo_id!r} no longer exists"
+    if done_is_held and todo.status == "done":
+        return None
+    if todo.claimed_by != identity.agent_id or todo.status != "claimed":
+        holder = f"is held by {todo.claimed_by!r}" if todo.claimed_by else f"is {todo.status}"
+        return f"todo {todo_id!r} {holder}: agent {identity.agent_id!r} lost its lease"
+    return None

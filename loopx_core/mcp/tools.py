@@ -34,9 +34,11 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         """Decide whether and what this agent should run now (read-only): the should-run packet."""
         from loopx_core.decide.packet import build_packet, load_inputs
         from loopx_core.host_hints import hint_contributors
+        from loopx_core.ops.tick import observe_tick
 
+        s = store()
         inputs = load_inputs(
-            store(),
+            s,
             goal_id,
             agent_id,
             now(),
@@ -44,7 +46,9 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
             surface=surface,
             current_rrule=current_rrule,
         )
-        return build_packet(inputs, contributors=hint_contributors(surface))
+        packet = build_packet(inputs, contributors=hint_contributors(surface))
+        observe_tick(s.root, inputs, packet)  # an MCP-only host's heartbeat tick
+        return packet
 
     def todo_list(
         goal_id: Id, status: Literal["open", "claimed", "done", "blocked", "deferred"] | None = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from loopx_core.decide import scope
+from loopx_core.decide.scope import lease_lost
 from loopx_core.errors import ConflictError, NotFoundError
 from loopx_core.kernel.algebra import FailureKind, SettlementReceipt, SettlementResult, Step, compose
 from loopx_core.models import GoalState, Todo
@@ -72,26 +73,6 @@ def _write(state: GoalState, identity: SettlementIdentity, now: datetime, lease_
         )
 
     return step
-
-
-def lease_lost(state: GoalState, identity: SettlementIdentity, *, done_is_held: bool = False) -> str | None:
-    """Why the turn's agent no longer holds its todo's lease (None: it does; a replan holds none).
-
-    A lease past its expiry that nobody took over is still this agent's. `done_is_held`: a
-    done todo counts as held (a closeout retried after its effect).
-    """
-    todo_id = identity.todo_id
-    if todo_id is None:
-        return None
-    todo = state.todo(todo_id)
-    if todo is None:
-        return f"todo {todo_id!r} no longer exists"
-    if done_is_held and todo.status == "done":
-        return None
-    if todo.claimed_by != identity.agent_id or todo.status != "claimed":
-        holder = f"is held by {todo.claimed_by!r}" if todo.claimed_by else f"is {todo.status}"
-        return f"todo {todo_id!r} {holder}: agent {identity.agent_id!r} lost its lease"
-    return None
 
 
 def hold_lease(

@@ -16,12 +16,13 @@ from typing import Any
 
 from loopx_core import faults as fault
 from loopx_core.clock import iso
+from loopx_core.decide.scope import lease_lost
 from loopx_core.kernel.algebra import FailureKind, SettlementReceipt, SettlementResult, Step, StepKind
 from loopx_core.models import GoalState
 from loopx_core.models.journal import TurnJournal
 from loopx_core.models.runs import Progress
 from loopx_core.ops import gates
-from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, hold_lease, lease_lost
+from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, hold_lease
 from loopx_core.ops.spend import spend
 from loopx_core.quota import charge_slots, compute_usage, lookback
 from loopx_core.settlement import runlog
@@ -48,6 +49,8 @@ class TurnContext:
     changed_files: list[str] = field(default_factory=list)
     slots: int | None = None
     no_followup: bool = False
+    validation_ran: tuple[bool, dict[str, Any]] | None = None
+    """The validation command's verdict once it ran (a writeback runs it before journaling anything)."""
     no_progress: str | None = None
     """The agent's own word that the turn advanced nothing, and why (`--no-progress REASON`)."""
     release_on_commit: bool = True
@@ -141,18 +144,25 @@ def release_turn(store: Store, journal: TurnJournal) -> None:
     store.update_goal(journal.goal_id, clear)
 
 
+def run_validation(ctx: TurnContext) -> tuple[bool, dict[str, Any]]:
+    """Run `--validation-command` in the project (exit 0 passes), once: the verdict is kept in `ctx`."""
+    if ctx.validation_ran is None:
+        proc = subprocess.run(
+            ctx.validation_command or "", shell=True, cwd=ctx.store.root, capture_output=True, check=False
+        )
+        ctx.validation_ran = (
+            proc.returncode == 0,
+            {"command": ctx.validation_command, "exit_code": proc.returncode},
+        )
+    return ctx.validation_ran
+
+
 def validation(ctx: TurnContext) -> Step:
     """Validation: the host's verdict, or a command run here (exit 0 passes)."""
 
     def perform(journal: TurnJournal) -> Outcome:
         if ctx.validation_command:
-            proc = subprocess.run(
-                ctx.validation_command, shell=True, cwd=ctx.store.root, capture_output=True, check=False
-            )
-            passed, detail = (
-                proc.returncode == 0,
-                {"command": ctx.validation_command, "exit_code": proc.returncode},
-            )
+            passed, detail = run_validation(ctx)
         elif ctx.validation_passed is not None:
             passed, detail = (
                 ctx.validation_passed,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from loopx_core.decide.scope import lease_lost
 from loopx_core.errors import ConflictError, NotFoundError, RefusedError, SettlementError
 from loopx_core.kernel.algebra import SettlementResult, StepKind, compose
 from loopx_core.kernel.results import BASE_PLAN, turn_result
@@ -16,10 +17,10 @@ from loopx_core.models.domain import Minutes, check
 from loopx_core.models.identity import SettlementIdentity, replan_obligation_id, turn_instance_id
 from loopx_core.models.journal import TurnJournal
 from loopx_core.ops.goals import require_goal, require_worker
-from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, hold_lease, lease_lost, lease_todo
+from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, hold_lease, lease_todo
 from loopx_core.quota import compute_usage, lookback
 from loopx_core.settlement.runlog import run_id_for
-from loopx_core.settlement.steps import STEP_BUILDERS, TurnContext, guard
+from loopx_core.settlement.steps import STEP_BUILDERS, TurnContext, guard, run_validation
 from loopx_core.store.base import Store
 
 
@@ -255,13 +256,6 @@ def writeback_turn(ctx: TurnContext, *, adapter: str) -> dict[str, Any]:
     refusal = guard(ctx, journal)
     if refusal:
         raise SettlementError(str(refusal[0]), refusal[1], step="host_execute")
-    if not ctx.validation_command and not ctx.validation_passed:  # refused before anything is journaled
-        why = "validation failed" if ctx.validation_passed is False else "no validation given"
-        raise SettlementError(
-            "writeback_rejected",
-            f"{why}: pass --validation-status passed or a --validation-command; nothing was written back",
-            step="validation",
-        )
     identity = journal.settlement_identity()
     lost = lease_lost(ctx.store.read_goal(ctx.goal_id), identity)
     if lost and journal.phase("durable_writeback") is None:
@@ -269,6 +263,15 @@ def writeback_turn(ctx: TurnContext, *, adapter: str) -> dict[str, Any]:
     # every file the writeback reads is read before anything is written: a damaged one refuses first
     ctx.store.read_registry()
     ctx.store.run_indexed(ctx.goal_id, run_id_for(identity.effect_id))
+    if journal.phase("validation") is None:  # a verdict is needed, and refused before anything is journaled
+        passed = run_validation(ctx)[0] if ctx.validation_command else ctx.validation_passed
+        if not passed:
+            why = "no validation given" if passed is None else "validation failed"
+            raise SettlementError(
+                "writeback_rejected",
+                f"{why}: pass --validation-status passed or a --validation-command; nothing was written back",
+                step="validation",
+            )
     record_host_phases(ctx, {"adapter": adapter, "status": "succeeded"})
     return settle_steps(ctx, [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK], adapter=adapter)
 

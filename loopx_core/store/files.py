@@ -30,6 +30,22 @@ STATE_DIR = ".loopx"
 REGISTRY_LOCK = "registry"
 
 
+def keep_previous(path: Path) -> None:
+    """Keep the file about to be replaced (it was just read and validated) as `<name>.prev`.
+
+    A hard link, so it costs two metadata operations; `loopx doctor --repair` restores it when
+    the current file is found damaged. Best effort: a filesystem without links keeps none.
+    """
+    prev = path.with_name(path.name + ".prev")
+    tmp = path.with_name(f".{path.name}.prev.tmp")
+    try:
+        tmp.unlink(missing_ok=True)
+        os.link(path, tmp)
+        os.replace(tmp, prev)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
 def find_root(explicit: str | os.PathLike[str] | None = None, *, cwd: Path | None = None) -> Path:
     """The project root: `explicit`, else `LOOPX_ROOT`, else the nearest folder up holding `.loopx/`."""
     chosen = explicit or os.environ.get("LOOPX_ROOT")
@@ -123,6 +139,7 @@ class FileStore:
             registry = read_model(self.registry_path, Registry, what="registry", root=self.root)
             result = change(registry)
             race_window()
+            keep_previous(self.registry_path)
             write_model(self.registry_path, registry)
             return result
 
@@ -157,6 +174,7 @@ class FileStore:
                 )
             result = change(state)
             race_window()
+            keep_previous(self.goal_path(goal_id))
             state.version += 1
             write_model(self.goal_path(goal_id), state)
             return result

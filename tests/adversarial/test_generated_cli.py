@@ -632,14 +632,7 @@ TURN_KEY_1 = "sha256:" + "1" * 64
 TURN_KEY_2 = "sha256:" + "2" * 64
 """Stands for the template's second turn key (helper's open turn) in a reproduction."""
 
-KNOWN: dict[str, Known] = {
-    "hook-name-echoed-raw": Known(
-        owner="cli/hook_cmds.py hook: an unknown NAME is echoed raw, so a newline in it splits the "
-        "error line (use loopx_core.ids.shown_value)",
-        matches=lambda c: c.command == "hook" and len(c.args) > 1 and any(ch in c.args[1] for ch in "\n\r"),
-        reproduction=_repro("hook", "t1\n"),
-    ),
-}
+KNOWN: dict[str, Known] = {}
 """Named known failures outside this module's owner's files: empty it as owners fix them."""
 
 
