@@ -61,3 +61,10 @@ def settle_turn(
     if steps:
         settle_steps(ctx, list(steps), adapter="test")
     return store.read_journal(goal, journal.turn_key)
+
+
+def tree(root: Path) -> dict[str, bytes | None]:
+    """Every file (bytes) and folder (None) under root, by relative path."""
+    return {
+        str(p.relative_to(root)): (None if p.is_dir() else p.read_bytes()) for p in sorted(root.rglob("*"))
+    }

@@ -153,3 +153,6 @@ def frozen(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Freeze `loopx_core.clock.now()` at T0."""
     monkeypatch.setenv("LOOPX_NOW", T0_ISO)
     yield
+
+
+from tests.wheels import loopx_wheel  # noqa: E402, F401  (a session fixture shared by the wheel tests)

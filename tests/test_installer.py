@@ -10,20 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders import tree
 from tests.conftest import Cli
-from tests.test_merge import SETTINGS, USER_TOML
+from tests.hostfiles import SETTINGS, USER_TOML
 
 USER_MCP = {
     "mcpServers": {"github": {"command": "gh-mcp", "args": ["serve"], "env": {"TOKEN_FILE": "~/.gh"}}}
 }
 USER_AGENTS = "# Project rules\n\nAlways run `make test` before committing.\n"
-
-
-def tree(root: Path) -> dict[str, bytes | None]:
-    """Every file (bytes) and folder (None) under root, by relative path."""
-    return {
-        str(p.relative_to(root)): (None if p.is_dir() else p.read_bytes()) for p in sorted(root.rglob("*"))
-    }
 
 
 @pytest.fixture

@@ -10,21 +10,7 @@ from hypothesis import strategies as st
 
 from loopx_core.errors import ConflictError
 from loopx_installer import merge
-
-USER_TOML = """# my codex config
-model = "gpt-5"  # the default model
-
-[mcp_servers.github]
-command = "gh-mcp"
-args = ["serve"]
-
-[mcp_servers.github.tools.search]
-approval_mode = "approve"
-
-[profiles.fast]
-model_reasoning_effort = "low"
-unknown_key = { nested = true }
-"""
+from tests.hostfiles import SETTINGS, USER_TOML
 
 FRAGMENT_TOML = """[mcp_servers.loopx]
 command = "loopx"
@@ -65,11 +51,6 @@ def test_invalid_toml_is_a_conflict() -> None:
         merge.merge_toml("[broken", FRAGMENT_TOML, TOML_KEYS, "config.toml")
 
 
-SETTINGS = {
-    "permissions": {"allow": ["Bash(npm test)"]},
-    "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "my-linter"}]}]},
-    "model": "opus",
-}
 HOOK_FRAGMENT = json.dumps(
     {
         "hooks": {

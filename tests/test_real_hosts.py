@@ -11,7 +11,7 @@ import pytest
 from loopx_core.store.files import FileStore
 from tests import hostclis
 from tests.conftest import LOOPX_BIN, Cli
-from tests.test_merge import USER_TOML
+from tests.hostfiles import USER_TOML
 
 
 def install(cli: Cli, surface: str, target: Path | None, *extra: str) -> None:

@@ -17,8 +17,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.conftest import LOOPX_BIN
 from tests.hostsim import TICKS
 from tests.monthsim import Clock, GoalSim, Trouble

@@ -51,4 +51,8 @@ def test_temporary_folders_are_made_inside_pytests_temporary_root() -> None:
                 and not any(k.arg == "dir" for k in node.keywords)
             ):
                 offenders.append(f"{path.relative_to(REPO)}:{node.lineno}")
-    assert offenders == []
+    assert [o for o in offenders if o.split(":")[0] not in SHORT_PATHS] == []
+
+
+SHORT_PATHS = {"tests/pg.py": "a PostgreSQL socket path must stay under 108 bytes; it removes its folder"}
+"""Modules allowed a temporary folder outside pytest's (each cleans up after itself)."""

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tests.test_scaffold import clean_env, loopx_wheel  # noqa: F401 (a fixture)
+from tests.wheels import clean_env
 
 PAGE = REPO / "docs/write-a-host-plugin.md"
 BLOCK = re.compile(r'^```(?:console|\w+ title="(?P<path>[^"]+)")\n(?P<body>.*?)^```$', re.S | re.M)
@@ -109,7 +109,7 @@ def test_the_worked_example_quotes_the_codex_plugin() -> None:
 
 
 @pytest.mark.slow
-def test_following_the_tutorial_ends_in_a_working_plugin(tmp_path: Path, loopx_wheel: Path) -> None:  # noqa: F811
+def test_following_the_tutorial_ends_in_a_working_plugin(tmp_path: Path, loopx_wheel: Path) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "python").symlink_to(os.path.realpath(sys.executable))  # the base interpreter: no venv

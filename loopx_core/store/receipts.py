@@ -115,8 +115,13 @@ def _event(
 
 
 def _event_at(src: Sources, offset: int) -> LedgerEvent | None:
+    """The event whose line starts at `offset`, or None when no line starts there (a stale index)."""
     try:
         with src.ledger.open("rb") as handle:
+            if offset:
+                handle.seek(offset - 1)
+                if handle.read(1) != b"\n":
+                    return None  # the middle of a line: the index, not the ledger, is wrong
             handle.seek(offset)
             line = handle.readline()
     except OSError as exc:

@@ -215,3 +215,14 @@ def test_crashes_resumed_any_time_later_settle_each_turn_once(
     )
     history = _history(root)
     assert len(history) == len(set(history)) == len(spends)
+
+
+def test_an_index_offset_into_the_middle_of_a_line_is_rebuilt_not_an_error(tmp_path: Path) -> None:
+    store = build_project(tmp_path)
+    first = spend.spend(store, "g", "builder", T0, slots=1, turn_instance_id="t-1")
+    size = store.ledger_path("g").stat().st_size
+    store.receipts_path("g").write_text(
+        json.dumps({"schema_version": 1, "ledger_offset": size, "spends": {"t-1": 5}})
+    )
+    found = store.spend_receipt("g", "t-1")
+    assert found is not None and found.event_id == first.event.event_id

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from tests import hostclis
+from tests.builders import tree
 from tests.conftest import LOOPX_BIN, T0_ISO, Cli
-from tests.test_installer import tree
 
 AUTOMATION = "automations/loopx-{goal}-{agent}/automation.toml"
 

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from loopx_core.errors import ConflictError
 from loopx_installer import merge
+from tests.builders import tree
 from tests.conftest import Cli
-from tests.test_installer import tree
 
 MCP_FRAGMENT = merge.Fragment(
     '{"mcpServers": {"loopx": {"command": "loopx", "args": ["mcp", "serve"]}}}', (("mcpServers", "loopx"),)
@@ -380,7 +380,7 @@ def test_random_target_states(cli: Cli, surface: str, state: dict[str, Any]) -> 
     """Install, check and uninstall over any pre-existing state: a documented exit code, no traceback,
     nothing outside the target touched, every shared file that parsed still parses, and install +
     uninstall without a conflict leaves the target byte-identical."""
-    root = Path(tempfile.mkdtemp(prefix="loopx-state-"))
+    root = Path(tempfile.mkdtemp(prefix="loopx-state-", dir=cli.root.parent))
     try:
         target, outside = _build(root, state)
         before, outside_before = tree(target), tree(outside)

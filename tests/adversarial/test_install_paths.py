@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.builders import tree
 from tests.conftest import Cli
-from tests.test_installer import tree
 
 MANIFEST = ".loopx/facades.json"
 
