@@ -256,3 +256,8 @@ def test_every_code_is_documented() -> None:
     text = (REPO / "docs/doctor.md").read_text()
     for code in CODES:
         assert f"| `{code}` |" in text, code
+
+
+def test_doctor_says_which_store_is_in_use(cli: Cli, project: Project) -> None:
+    code, out = doctor(cli, ["state"])
+    assert json.loads(out)["store"] == "files"

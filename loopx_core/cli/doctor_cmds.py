@@ -59,7 +59,7 @@ def markdown(data: dict[str, Any]) -> str:
     if data["repair"]:
         done = "dry run: nothing changed" if data["dry_run"] else f"{s['repaired']} repaired"
         head += f" ({done})"
-    lines = [f"# loopx doctor: {head}", "", f"Checked: {', '.join(data['checked'])}."]
+    lines = [f"# loopx doctor: {head}", "", f"Store: {data['store']}. Checked: {', '.join(data['checked'])}."]
     for f in data["findings"]:
         about = ", ".join(f"{k} {v}" for k, v in f["subject"].items())
         lines += ["", f"## {f['code']} ({f['group']}, {f['severity']}): {f['status']}", ""]

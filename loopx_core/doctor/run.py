@@ -25,6 +25,8 @@ class Report:
     checked: list[Group]
     repair: bool
     dry_run: bool
+    store: str = "files"
+    """The store in use (a PostgreSQL DSN redacted)."""
     findings: list[Finding] = field(default_factory=list)
     changed: bool = False
 
@@ -37,6 +39,7 @@ class Report:
         """As JSON data (`loopx_doctor_v1`)."""
         return {
             "schema": SCHEMA,
+            "store": self.store,
             "checked": list(self.checked),
             "repair": self.repair,
             "dry_run": self.dry_run,
@@ -60,7 +63,7 @@ def run_doctor(
     mcp: bool | None = None,
 ) -> Report:
     """Check `groups`; with `repair` (and not `dry_run`) mend what can be mended."""
-    report = Report(list(groups), repair, dry_run)
+    report = Report(list(groups), repair, dry_run, store=store.label)
     if "state" in groups:
         from loopx_core.doctor.state import check_state
 
