@@ -260,4 +260,4 @@ def test_every_code_is_documented() -> None:
 
 def test_doctor_says_which_store_is_in_use(cli: Cli, project: Project) -> None:
     code, out = doctor(cli, ["state"])
-    assert json.loads(out)["store"] == "files"
+    assert (code, json.loads(out)["store"]) == (0, "files")
