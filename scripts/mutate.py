@@ -67,7 +67,7 @@ _INSTALL = (
 MODULES: dict[str, tuple[str, ...]] = {
     "loopx_core/quota.py": (*_DECIDE, "tests/adversarial/test_thread_locking.py"),
     "loopx_core/decide/assess.py": _DECIDE,
-    "loopx_core/decide/scope.py": (*_DECIDE, "tests/test_turn_cli.py"),
+    "loopx_core/decide/scope.py": (*_DECIDE, "tests/test_turn_cli.py", "tests/test_mutation_kills_scope.py"),
     "loopx_core/settlement/steps.py": _SETTLE,
     "loopx_core/ops/lease.py": _SETTLE,  # was settlement/lease.py
     "loopx_core/store/files.py": (*_STORE, "tests/test_schema_refusal.py", "tests/test_quota.py"),
