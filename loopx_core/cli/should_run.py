@@ -25,32 +25,27 @@ def run_should_run(
     """Print the packet; exit 0, or 4 (state invalid) when the packet is `blocked_health`."""
     with reporting(fmt):
         from loopx_core.clock import now
-        from loopx_core.decide.packet import build_packet, load_inputs
+        from loopx_core.host_hints import hint_contributors
+        from loopx_core.ops.tick import tick_packet
         from loopx_core.store.choice import open_store
         from loopx_core.store.files import find_root
 
-        project = find_root(root)
-        inputs = load_inputs(
-            open_store(project),
+        packet = tick_packet(
+            open_store(find_root(root)),
             goal_id,
             agent_id,
             now(),
             available_capabilities=tuple(capabilities) if capabilities else None,
             surface=surface,
             current_rrule=current_rrule,
+            contributors=hint_contributors(surface),
         )
-        from loopx_core.host_hints import hint_contributors
-
-        packet = build_packet(inputs, contributors=hint_contributors(surface))
         if fmt is Format.json:
             sys.stdout.write(dumps(packet) + "\n")
         else:
             from loopx_core.render import packet_markdown
 
             sys.stdout.write(packet_markdown(packet))
-        from loopx_core.ops.tick import observe_tick
-
-        observe_tick(project, inputs, packet)
         if packet["quota"]["state"] == "blocked_health":
             return int(ExitCode.STATE_INVALID)
     return 0

@@ -32,23 +32,19 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         current_rrule: str | None = None,
     ) -> dict[str, Any]:
         """Decide whether and what this agent should run now (read-only): the should-run packet."""
-        from loopx_core.decide.packet import build_packet, load_inputs
         from loopx_core.host_hints import hint_contributors
-        from loopx_core.ops.tick import observe_tick
+        from loopx_core.ops.tick import tick_packet
 
-        s = store()
-        inputs = load_inputs(
-            s,
+        return tick_packet(
+            store(),
             goal_id,
             agent_id,
             now(),
             available_capabilities=tuple(available_capabilities) if available_capabilities else None,
             surface=surface,
             current_rrule=current_rrule,
+            contributors=hint_contributors(surface),
         )
-        packet = build_packet(inputs, contributors=hint_contributors(surface))
-        observe_tick(s.root, inputs, packet)  # an MCP-only host's heartbeat tick
-        return packet
 
     def todo_list(
         goal_id: Id, status: Literal["open", "claimed", "done", "blocked", "deferred"] | None = None

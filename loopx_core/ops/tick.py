@@ -8,10 +8,40 @@ neither ever fails the tick.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from loopx_core.decide.assess import Inputs
+from loopx_core.decide.packet import build_packet, load_inputs
+from loopx_core.store.base import Store
+
+
+def tick_packet(
+    store: Store,
+    goal_id: str,
+    agent_id: str | None,
+    now: datetime,
+    *,
+    available_capabilities: tuple[str, ...] | None = None,
+    surface: str | None = None,
+    current_rrule: str | None = None,
+    contributors: tuple[Callable[[dict[str, Any]], None], ...] = (),
+) -> dict[str, Any]:
+    """The should-run packet for a host's tick, with the tick observed (heartbeat, owner notice)."""
+    inputs = load_inputs(
+        store,
+        goal_id,
+        agent_id,
+        now,
+        available_capabilities=available_capabilities,
+        surface=surface,
+        current_rrule=current_rrule,
+    )
+    packet = build_packet(inputs, contributors=contributors)
+    observe_tick(store.root, inputs, packet)
+    return packet
 
 
 def observe_tick(root: Path, inputs: Inputs, packet: dict[str, Any]) -> None:

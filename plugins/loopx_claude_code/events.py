@@ -43,13 +43,9 @@ def _root(call: HookCall) -> Path:
 
 
 def _packet(call: HookCall, store: Store) -> dict[str, Any]:
-    from loopx_core.decide.packet import build_packet, load_inputs
-    from loopx_core.ops.tick import observe_tick
+    from loopx_core.ops.tick import tick_packet
 
-    inputs = load_inputs(store, call.goal_id or "", call.agent_id, now(), surface=SURFACE)
-    packet = build_packet(inputs)
-    observe_tick(store.root, inputs, packet)  # the Stop hook is this host's heartbeat tick
-    return packet
+    return tick_packet(store, call.goal_id or "", call.agent_id, now(), surface=SURFACE)  # this host's tick
 
 
 def command_line(loopx: str) -> list[str]:
