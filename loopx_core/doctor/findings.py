@@ -64,6 +64,9 @@ CODES: dict[str, Code] = {
         "installation", "high", "the `loopx` command an installed facade runs does not resolve",
         "re-install the facade with this loopx's command",
     ),
+    "host_unlisted": Code(
+        "installation", "medium", "a host CLI on PATH does not list the LoopX it has installed", None,
+    ),
     "mcp_unavailable": Code(
         "installation", "high", "`loopx mcp serve` does not start or answer a tool call", None,
     ),

@@ -20,8 +20,8 @@ from loopx_core.hosts.manager import declared_bases, get_plugin_manager
 MCP_TIMEOUT_S = 30.0
 
 
-def installed(root: Path) -> list[tuple[str, str, Path | None, str | None]]:
-    """(host, scope, target, loopx_command) of every facade recorded as installed."""
+def installed(root: Path) -> list[tuple[str, str, Path | None, str | None, str]]:
+    """(host, scope, target, loopx_command, layout) of every facade recorded as installed."""
     from loopx_installer.manifest import Manifest
     from loopx_installer.paths import bases, manifest_path
 
@@ -37,7 +37,7 @@ def installed(root: Path) -> list[tuple[str, str, Path | None, str | None]]:
                 path, bases(scope, target, declared), {b.name: b.shown for b in declared}
             )
             for host, record in sorted(manifest.installs.items()):
-                found.append((host, record.scope, target, record.loopx_command))
+                found.append((host, record.scope, target, record.loopx_command, record.layout or "default"))
     return found
 
 
@@ -57,7 +57,7 @@ def check_installation(root: Path, *, mcp: bool | None = None) -> list[Finding]:
     pm = get_plugin_manager()
     found: list[Finding] = []
     facades = installed(root)
-    for host, scope, target, command in facades:
+    for host, scope, target, command, layout in facades:
         subject = {"host": host, "scope": scope}
         if not resolves(command):
             found.append(
@@ -70,6 +70,9 @@ def check_installation(root: Path, *, mcp: bool | None = None) -> list[Finding]:
                 )
             )
             continue
+        unlisted = listing_problem(pm, host, scope, layout, root)
+        if unlisted:
+            found.append(Finding("host_unlisted", unlisted[0], subject, hint=unlisted[1]))
         try:
             report = run(Request("check", host, scope=scope, target=target), pm)
         except LoopxError as exc:
@@ -87,7 +90,7 @@ def check_installation(root: Path, *, mcp: bool | None = None) -> list[Finding]:
                 )
             )
     if mcp or (mcp is None and facades):
-        command = next((c for _, _, _, c in facades if resolves(c)), None)
+        command = next((f[3] for f in facades if resolves(f[3])), None)
         problem = mcp_problem(root, command)
         if problem:
             found.append(
@@ -99,6 +102,34 @@ def check_installation(root: Path, *, mcp: bool | None = None) -> list[Finding]:
                 )
             )
     return found
+
+
+def listing_problem(pm: object, host: str, scope: str, layout: str, root: Path) -> tuple[str, str] | None:
+    """(message, hint) when the host's CLI is on PATH and does not list LoopX; else None."""
+    import subprocess
+
+    from loopx_core.hosts.manager import hosts
+
+    found = hosts(pm).get(host)  # type: ignore[arg-type]
+    listing = found.listing(scope, layout) if found is not None else None
+    if listing is None or shutil.which(listing.argv[0]) is None:
+        return None  # the host cannot say, or its CLI is not installed here
+    shown = shlex.join(listing.argv)
+    try:
+        proc = subprocess.run(
+            listing.argv,
+            cwd=root,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=listing.timeout_s,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"`{shown}` did not answer ({type(exc).__name__})", listing.hint
+    if proc.returncode == 0 and listing.expect in proc.stdout:
+        return None
+    return f"`{shown}` does not list LoopX (the {host} facade, {scope} scope, is installed)", listing.hint
 
 
 def _reinstall(host: str, scope: str, target: Path | None, pm: object, *, use_this: bool = False):  # type: ignore[no-untyped-def]

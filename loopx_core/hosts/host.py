@@ -19,6 +19,7 @@ from loopx_core.hosts.model import (
     Finding,
     HookAnswer,
     HookCall,
+    HostListing,
     HostSteps,
     RenderContext,
     Scope,
@@ -90,3 +91,7 @@ class Host:
         if operation == "install":
             return HostSteps(notes=(f"Restart {self.title} to load LoopX.",))
         return HostSteps(notes=(f"Restart {self.title} so it stops loading LoopX.",))
+
+    def listing(self, scope: str, layout: str) -> HostListing | None:
+        """How `loopx doctor` asks the host's CLI whether it still loads LoopX (None: it cannot)."""
+        return None

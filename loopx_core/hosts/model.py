@@ -124,6 +124,20 @@ class HostSteps:
 
 
 @dataclass(frozen=True)
+class HostListing:
+    """How a host's own CLI shows that LoopX is registered in it (`Host.listing`)."""
+
+    argv: tuple[str, ...]
+    """The host CLI command that lists what the host loads (run in the project folder)."""
+    expect: str
+    """Text its output holds when LoopX is registered."""
+    hint: str
+    """The command that registers LoopX again, for the finding's hint."""
+    timeout_s: float = 30.0
+    """How long the command may take (some start the servers they list)."""
+
+
+@dataclass(frozen=True)
 class HookCall:
     """One `loopx hook NAME` invocation: the host's event payload (stdin JSON) and the selectors."""
 

@@ -10,7 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib import resources
 
-from loopx_core.hosts import Base, FacadeFile, HookAnswer, HookCall, Host, HostSteps, RenderContext, hookimpl
+from loopx_core.hosts import (
+    Base,
+    FacadeFile,
+    HookAnswer,
+    HookCall,
+    Host,
+    HostListing,
+    HostSteps,
+    RenderContext,
+    hookimpl,
+)
 
 MCP_KEYS = (("mcpServers", "loopx"),)
 HOOK_KEYS = (("hooks", "SessionStart", "[]"), ("hooks", "Stop", "[]"))
@@ -99,6 +109,16 @@ class ClaudeCode(Host):
             )
         gone = f"Restart Claude Code: the LoopX skill, command, hooks and {context.scope} MCP server `loopx` are gone."
         return HostSteps(notes=(gone,))
+
+    def listing(self, scope: str, layout: str) -> HostListing | None:
+        """`claude plugin list` names the plugin; `claude mcp list` the MCP server `loopx`."""
+        if layout == "plugin":
+            return HostListing(("claude", "plugin", "list"), PLUGIN, f"claude plugin install {PLUGIN}")
+        return HostListing(
+            ("claude", "mcp", "list"),
+            "loopx:",
+            f"loopx workflow-skills --install --surface claude-code --scope {scope}",
+        )
 
 
 @hookimpl

@@ -13,7 +13,16 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
-from loopx_core.hosts import Base, FacadeFile, Host, HostSteps, RenderContext, hookimpl, scheduler_hints
+from loopx_core.hosts import (
+    Base,
+    FacadeFile,
+    Host,
+    HostListing,
+    HostSteps,
+    RenderContext,
+    hookimpl,
+    scheduler_hints,
+)
 
 MCP_KEYS = (("mcp_servers", "loopx"),)
 """The table LoopX owns in `config.toml` (users' tool approvals below it are kept by the merge)."""
@@ -101,6 +110,16 @@ class CodexApp(Host):
                 "still lists a LoopX automation, delete it there (the App keeps its own copy)."
             )
         return HostSteps(notes=(note,))
+
+    def listing(self, scope: str, layout: str) -> HostListing | None:
+        """`codex mcp get loopx --json` reads the user's config (a project's only when trusted)."""
+        if scope != "user":
+            return None
+        return HostListing(
+            ("codex", "mcp", "get", "loopx", "--json"),
+            '"loopx"',
+            "loopx workflow-skills --install --surface codex-app --scope user",
+        )
 
 
 @hookimpl

@@ -14,7 +14,16 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
-from loopx_core.hosts import Base, FacadeFile, Host, HostSteps, RenderContext, hookimpl, scheduler_hints
+from loopx_core.hosts import (
+    Base,
+    FacadeFile,
+    Host,
+    HostListing,
+    HostSteps,
+    RenderContext,
+    hookimpl,
+    scheduler_hints,
+)
 
 PACKAGE = "loopx-dsh"
 FILES = ("package.json", "cordis.patch.yml", "lib/loopx.js", "lib/command.js", "lib/turn-boundary.js")
@@ -77,6 +86,15 @@ class Dsh(Host):
             notes=(
                 f'Load the plugin into DSH, then restart it: `dsh plugin --profile web add -w "link:{folder}"`.',
             )
+        )
+
+    def listing(self, scope: str, layout: str) -> HostListing | None:
+        """`dsh --dump-config` prints the loader rows of every linked package, ours under `# == loopx-dsh`."""
+        folder = f".dsh/plugins/{PACKAGE}" if scope == "project" else f"$DSH_HOME/plugins/{PACKAGE}"
+        return HostListing(
+            ("dsh", "--profile", "web", "--dump-config"),
+            f"# == {PACKAGE}",
+            f'dsh plugin --profile web add -w "link:{folder}"',
         )
 
 
