@@ -55,7 +55,9 @@ coverage-report: $(STAMP)
 mutate: $(STAMP)
 	$(BIN)/python scripts/mutate.py $(MODULES)
 
+# Every figure of issue 15 as a ratio to `python -c pass` in the same rounds (docs/benchmarks.md).
 bench: $(STAMP)
+	$(BIN)/python benchmarks/hot_path.py
 	$(BIN)/python benchmarks/should_run.py
 	$(BIN)/python benchmarks/turn.py
 	$(BIN)/python benchmarks/mcp_loop.py

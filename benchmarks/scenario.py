@@ -38,3 +38,60 @@ def many_goals(root: Path, goals: int, todos_each: int, now: datetime) -> FileSt
         store.goal_path(goal_id).write_bytes(state.model_dump_json(indent=2).encode() + b"\n")
     store.registry_path.write_bytes(registry.model_dump_json(indent=2).encode() + b"\n")
     return store
+
+
+def big_goal(
+    root: Path, now: datetime, todos_open: int = 200, spends: int = 2_000, hours: float = 48
+) -> FileStore:
+    """The issue's big scenario: goal `parser` with `todos_open` todos and `spends` spends.
+
+    The spends lie evenly over the past `hours` (48: about half fall in the 24-hour window and
+    the goal stays eligible; 2,500 for 100,000 spends: 1.5 minutes apart, as should-run's
+    flat-cost figure has them, about 960 in the window); agents `builder` (python, shell) and `reviewer` (review).
+    """
+    from datetime import timedelta
+
+    from loopx_core.models import LedgerEvent
+    from loopx_core.ops import goals
+
+    store = FileStore(root)
+    store.init()
+    goals.add_goal(store, "parser", "Ship a tested parser", now)
+    goals.register_agent(store, "builder", ["python", "shell"], now)
+    goals.register_agent(store, "reviewer", ["review"], now)
+
+    def grow(state: GoalState) -> None:
+        for n in range(todos_open):
+            caps = ["python"] if n % 3 else ["deploy"]
+            state.todos.append(
+                Todo(
+                    todo_id=f"t{n + 1}",
+                    title=f"Task {n + 1}",
+                    priority=n % 10,
+                    required_capabilities=caps,
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+        state.next_todo_number = todos_open + 1
+
+    store.update_goal("parser", grow)
+    step = timedelta(hours=hours) / max(spends, 1)
+    lines = [
+        LedgerEvent(
+            schema_version=SCHEMA_VERSION,
+            event_id=f"ev-{seq}",
+            seq=seq,
+            kind="spend",
+            at=now - timedelta(hours=hours) + step * seq,
+            goal_id="parser",
+            agent_id="builder" if seq % 2 else "reviewer",
+            todo_id=f"t{seq % todos_open + 1}",
+            turn_instance_id=f"ti-{seq:016x}",
+            slots=1,
+            duration_seconds=42.0,
+        ).model_dump_json(exclude_none=True)
+        for seq in range(1, spends + 1)
+    ]
+    store.ledger_path("parser").write_text("\n".join(lines) + "\n")
+    return store
