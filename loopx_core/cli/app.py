@@ -12,6 +12,7 @@ from typer.core import TyperGroup
 
 from loopx_core import __version__
 from loopx_core.cli import (
+    dashboard_cmds,
     doctor_cmds,
     goal_cmds,
     health_cmds,
@@ -123,6 +124,7 @@ app.add_typer(store_cmds.app, name="store")
 app.add_typer(notify_cmds.app, name="notify")
 app.add_typer(health_cmds.app, name="health")
 app.command("doctor")(doctor_cmds.doctor)
+app.command("dashboard")(dashboard_cmds.dashboard)
 mcp_app = typer.Typer(help="The LoopX MCP server.", no_args_is_help=True)
 app.add_typer(mcp_app, name="mcp")
 agent_app = typer.Typer(help="Register agents and their capabilities.", no_args_is_help=True)

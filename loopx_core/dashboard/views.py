@@ -1,0 +1,317 @@
+"""What each page shows: read-only projections of the store, computed by the engine's own functions.
+
+The attention queue is `loopx status`'s (`status.attention`), liveness is `loopx health
+list`'s, a turn is shown only through the journal inspection projection
+(`kernel.inspection.inspect`), quota through the quota engine: the dashboard never
+recomputes a rule the CLI applies, so the two cannot disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from loopx_core.clock import iso
+from loopx_core.dashboard.charts import QuotaChart, quota_chart
+from loopx_core.decide.assess import assess
+from loopx_core.decide.packet import load_inputs
+from loopx_core.decide.scope import lease_live, ordered, scope_refusal
+from loopx_core.errors import LoopxError, NotFoundError
+from loopx_core.ids import is_valid_id
+from loopx_core.kernel.inspection import inspect
+from loopx_core.models import GoalState, Registry, Todo
+from loopx_core.ops.health import last_beat, liveness
+from loopx_core.status import WHO_ACTS, attention
+from loopx_core.store.base import Store
+
+TIMELINE_TURNS = 20
+"""Turns (and runs) shown on a goal page, newest first."""
+BOARD_COLUMNS = ("open", "claimed", "done", "blocked")
+
+
+@dataclass(frozen=True)
+class Ask:
+    """An ask_owner: an open todo needing capabilities no registered agent that may take it has."""
+
+    todo_id: str
+    title: str
+    required: tuple[str, ...]
+    missing: tuple[str, ...]
+    candidates: tuple[str, ...]
+    """Agents that may take the todo (a grant to one of them unblocks it)."""
+
+
+def owner_asks(state: GoalState, registry: Registry, now: datetime) -> list[Ask]:
+    """The goal's ask_owner todos, in run order (what the capability gate asks the owner)."""
+    asks = []
+    for todo in ordered(state.todos):
+        if todo.kind != "agent" or not todo.is_open_work or not todo.required_capabilities:
+            continue
+        workers = [
+            a
+            for a in registry.agents.values()
+            if not a.monitor_only and scope_refusal(todo, a.agent_id, now) in (None, "claimed_by_other")
+        ]
+        need = set(todo.required_capabilities)
+        if any(need <= set(a.capabilities) for a in workers):
+            continue
+        have = set().union(*(set(a.capabilities) for a in workers)) if workers else set()
+        asks.append(
+            Ask(
+                todo.todo_id,
+                todo.title,
+                tuple(todo.required_capabilities),
+                tuple(sorted(need - have)) or tuple(sorted(need)),
+                tuple(sorted(a.agent_id for a in workers)),
+            )
+        )
+    return asks
+
+
+def _agents_of(state: GoalState) -> set[str]:
+    """Agents working this goal now: holding a claim or an open turn."""
+    return {t.claimed_by for t in state.todos if t.claimed_by} | set(state.open_turns)
+
+
+# -- attention queue -------------------------------------------------------------------------------
+
+
+def attention_page(store: Store, now: datetime) -> dict[str, Any]:
+    """Every goal in the attention order, with open gates, asks, stalled loops and heartbeats."""
+    registry = store.read_registry()
+    rows = attention(store, now)
+    agents = [row.to_json() for row in liveness(store, now)]
+    for agent in agents:
+        beat = last_beat(store.root, agent["agent_id"])
+        agent["last_heartbeat"] = iso(beat) if beat else None
+    stalled = {a["agent_id"] for a in agents if a["status"] == "stalled"}
+    gates: list[dict[str, Any]] = []
+    asks: list[dict[str, Any]] = []
+    for row in rows:
+        row.update(open_gates=0, asks=0, stalled_agents=[], high_findings=0, readable=True)
+        try:
+            state = store.read_goal(row["goal_id"])
+        except LoopxError:
+            row["readable"] = False
+            continue
+        open_gates = [g for g in state.gates if g.status == "open"]
+        row["open_gates"] = len(open_gates)
+        row["high_findings"] = sum(1 for h in state.health if h.severity == "high")
+        row["stalled_agents"] = sorted(_agents_of(state) & stalled)
+        gates += [{"goal_id": row["goal_id"], **g.model_dump(mode="json")} for g in open_gates]
+        goal_asks = owner_asks(state, registry, now) if row["state"] != "done" else []
+        row["asks"] = len(goal_asks)
+        asks += [{"goal_id": row["goal_id"], **a.__dict__} for a in goal_asks]
+    return {
+        "store": store.label,
+        "now": iso(now),
+        "goals": rows,
+        "gates": gates,
+        "asks": asks,
+        "stalled": [a for a in agents if a["status"] == "stalled"],
+        "agents": agents,
+        "counts": {
+            "goals": len(rows),
+            "owner": sum(1 for r in rows if r["who_acts"] == "owner"),
+            "gates": len(gates),
+            "stalled": len(stalled),
+        },
+    }
+
+
+# -- one goal ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Card:
+    """A todo on the board."""
+
+    todo: Todo
+    agent: str | None
+    lease_expires_at: str | None
+    lease_live: bool
+
+
+@dataclass
+class Board:
+    """A goal's todos by column (open / claimed / done / blocked), each in run order."""
+
+    columns: dict[str, list[Card]] = field(default_factory=lambda: {c: [] for c in BOARD_COLUMNS})
+
+
+def board(state: GoalState, now: datetime) -> Board:
+    """The todos as a board: by status (deferred shown with blocked), priority first."""
+    b = Board()
+    for todo in ordered(state.todos):
+        column = "blocked" if todo.status == "deferred" else todo.status
+        b.columns[column].append(
+            Card(
+                todo,
+                todo.claimed_by or todo.bound_agent,
+                iso(todo.lease_expires_at) if todo.lease_expires_at else None,
+                lease_live(todo, now),
+            )
+        )
+    return b
+
+
+def require_goal_id(goal_id: str) -> str:
+    """A goal id from a URL; anything that is not an id is simply not a goal (404)."""
+    if not is_valid_id(goal_id):
+        raise NotFoundError("no such goal (ids are a-z 0-9 . _ -)")
+    return goal_id
+
+
+def goal_page(store: Store, goal_id: str, now: datetime) -> dict[str, Any]:
+    """One goal: its state and reason, quota chart, board, gates, health, asks, turns and runs."""
+    registry = store.read_registry()
+    goal = registry.goals.get(require_goal_id(goal_id))
+    if goal is None:
+        raise NotFoundError(f"goal {goal_id!r} not found")
+    inputs = load_inputs(store, goal_id, None, now, registry=registry)
+    a = assess(inputs)
+    state_name, who, reason = a.state, WHO_ACTS[a.state], a.reason
+    if goal.status == "done":
+        state_name, who, reason = "done", "nobody", "goal done (terminal closeout)"
+    usage = inputs.usage
+    chart: QuotaChart | None = quota_chart(usage) if usage is not None else None
+    released = usage.released_at() if usage is not None else None
+    state = inputs.state
+    data: dict[str, Any] = {
+        "store": store.label,
+        "now": iso(now),
+        "goal": goal,
+        "state_name": state_name,
+        "who_acts": who,
+        "reason": reason,
+        "health_error": inputs.health_error,
+        "next_eligible_at": iso(a.next_eligible_at) if a.next_eligible_at else None,
+        "spent_slots": usage.spent_slots if usage else None,
+        "allowed_slots": usage.allowed_slots if usage else goal.quota.allowed_slots,
+        "released_at": iso(released) if released else None,
+        "chart": chart,
+        "state": state,
+        "board": board(state, now) if state else None,
+        "gates": [g for g in state.gates if g.status == "open"] if state else [],
+        "resolved_gates": [g for g in state.gates if g.status != "open"][-5:] if state else [],
+        "asks": owner_asks(state, registry, now) if state and goal.status != "done" else [],
+        "agents": sorted(registry.agents),
+        "turns": [],
+        "runs": [],
+    }
+    if state is not None:
+        data["turns"], data["runs"] = timeline(store, goal_id, state)
+    return data
+
+
+def _inspected(store: Store, goal_id: str, agent_id: str, turn_key: str) -> dict[str, Any]:
+    """A turn as the inspection projection shows it (or why it cannot be read)."""
+    try:
+        journal = store.read_journal(goal_id, turn_key)
+    except LoopxError as exc:
+        return {"error": exc.message}
+    return inspect(journal, goal_id=goal_id, agent_id=agent_id, turn_key=turn_key)
+
+
+def timeline(store: Store, goal_id: str, state: GoalState) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The turn timeline (open turns, then settled ones newest first) and the run history."""
+    try:
+        entries = list(reversed(store.read_history(goal_id, last=TIMELINE_TURNS)))
+    except LoopxError as exc:
+        return [{"error": exc.message}], []
+    turns: list[dict[str, Any]] = []
+    settled = {e.turn_key for e in entries}
+    for agent_id, key in sorted(state.open_turns.items()):
+        if key not in settled:
+            turns.append({"agent_id": agent_id, "turn_key": key, "at": None, "todo_id": None, "open": True})
+    for entry in entries:
+        turns.append(
+            {
+                "agent_id": entry.agent_id,
+                "turn_key": entry.turn_key,
+                "at": entry.at,
+                "todo_id": entry.todo_id,
+                "open": entry.turn_key in state.open_turns.values(),
+                "validation": entry.validation,
+                "progress": entry.progress,
+            }
+        )
+    for turn in turns:
+        turn["inspection"] = _inspected(store, goal_id, turn["agent_id"], turn["turn_key"])
+    runs = []
+    for entry in entries:
+        run: dict[str, Any] = entry.model_dump(mode="json", exclude={"schema_version"})
+        try:
+            record = store.read_run(goal_id, entry.run_id)
+        except LoopxError as exc:
+            run.update(evidence=[], changed_files=[], record_error=exc.message)
+        else:
+            run.update(
+                summary=str(record.get("summary", entry.summary)),
+                evidence=[str(e) for e in record.get("evidence") or []],
+                changed_files=[str(f) for f in record.get("changed_files") or []],
+            )
+        runs.append(run)
+    return turns, runs
+
+
+# -- agents and hosts --------------------------------------------------------------------------
+
+
+def agents_page(store: Store, now: datetime, *, facades: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Every agent: capabilities, host, cadence, liveness, last heartbeat and current turn."""
+    registry = store.read_registry()
+    live = {row.agent_id: row.to_json() for row in liveness(store, now)}
+    current: dict[str, list[dict[str, Any]]] = {a: [] for a in registry.agents}
+    for goal_id in registry.goals:
+        try:
+            state = store.read_goal(goal_id)
+        except LoopxError:
+            continue
+        for agent_id, key in sorted(state.open_turns.items()):
+            if agent_id in current:
+                current[agent_id].append(
+                    {"goal_id": goal_id, "turn_key": key, "inspection": _inspected(store, goal_id, agent_id, key)}
+                )
+    rows = []
+    for agent_id, agent in sorted(registry.agents.items()):
+        beat = last_beat(store.root, agent_id)
+        rows.append(
+            {
+                "agent": agent,
+                "liveness": live.get(agent_id, {}),
+                "last_heartbeat": iso(beat) if beat else None,
+                "turns": current[agent_id],
+            }
+        )
+    return {
+        "store": store.label,
+        "now": iso(now),
+        "agents": rows,
+        "facades": facades if facades is not None else installed_facades(store),
+    }
+
+
+def installed_facades(store: Store) -> list[dict[str, Any]]:
+    """Each installed host facade and its `--check` status (what `loopx doctor` checks)."""
+    from loopx_core.doctor.installation import check_installation, installed
+
+    try:
+        found = installed(store.root)
+        findings = check_installation(store.root, mcp=False)
+    except LoopxError as exc:
+        return [{"host": "-", "scope": "-", "status": "error", "detail": exc.message}]
+    rows = []
+    for host, scope, _target, command in found:
+        problems = [f for f in findings if f.subject.get("host") == host and f.subject.get("scope") == scope]
+        rows.append(
+            {
+                "host": host,
+                "scope": scope,
+                "command": command or "loopx",
+                "status": "drift" if problems else "ok",
+                "detail": "; ".join(f.message for f in problems) or "matches what LoopX would write",
+            }
+        )
+    return rows
