@@ -55,7 +55,7 @@ def test_todo_lease_lifecycle(demo: Cli) -> None:
     assert spent["event"]["slots"] == 4 and spent["replayed"] is False
     done = demo("todo", "complete", "-g", "demo", "-t", "t1", "-a", "builder", "-e", "pytest green").json()
     assert done["status"] == "done" and done["evidence"] == ["pytest green"]
-    table = demo("todo", "list", "-g", "demo").stdout
+    table = demo("todo", "list", "-g", "demo", "-f", "markdown").stdout
     assert "| t1 | done |" in table
     demo("todo", "add", "-g", "demo", "--title", "Flaky")
     assert (
@@ -106,7 +106,7 @@ def test_status_sorted_by_attention(demo: Cli) -> None:
         ("demo", "eligible"),
         ("paused-one", "paused"),
     ]
-    assert "| gated | operator_gate | owner |" in demo("status").stdout
+    assert "| gated | operator_gate | owner |" in demo("status", "-f", "markdown").stdout
 
 
 def test_should_run_markdown(demo: Cli) -> None:
@@ -140,7 +140,7 @@ def test_should_run_markdown(demo: Cli) -> None:
             ["todo", "add", "-g", "demo", "--title", "x", "--kind", "robot"],
             2,
             "usage",
-            "--kind must be agent or user",
+            "unknown --kind 'robot'; known: agent, user",
         ),
         (["quota", "should-run", "-g", "demo", "-a", "ghost"], 3, "not_found", "agent 'ghost'"),
         (["quota", "void", "-g", "demo", "--event-id", "ev-9"], 3, "not_found", "ledger event 'ev-9'"),

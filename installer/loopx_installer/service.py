@@ -23,7 +23,7 @@ from loopx_installer.apply import apply, blocked, diff
 from loopx_installer.hostkeys import adopt, fingerprint
 from loopx_installer.manifest import FileRecord, Install, Manifest, Pair
 from loopx_installer.paths import bases, manifest_path, place, safe_path
-from loopx_installer.plan import Placed, plan_install, plan_uninstall, read
+from loopx_installer.plan import Action, Placed, plan_install, plan_uninstall, read
 from loopx_installer.selection import Selection, resolve
 
 Operation = Literal["install", "uninstall", "check"]
@@ -89,6 +89,13 @@ class Report:
             data["drift"] = self.drift
             data["clean"] = not self.drift
         return data
+
+
+def shown_status(action: Action) -> str:
+    """How the report names an action: a file put back as it was before LoopX is `restore`d."""
+    if action.status == "remove" and action.restore_original and action.after is not None:
+        return "restore"
+    return action.status
 
 
 def project_folder(scope: str, target: Path | None, project: Path | None) -> Path:
@@ -226,7 +233,7 @@ def run(request: Request, pm: pluggy.PluginManager) -> Report:
     else:
         actions = plan_uninstall(h.name, r.manifest, force=request.force)
     for action in actions:
-        report.files.append({"path": action.shown, "status": action.status, "detail": action.detail})
+        report.files.append({"path": action.shown, "status": shown_status(action), "detail": action.detail})
         if request.dry_run and action.status not in ("unchanged", "conflict"):
             report.diffs.append(diff(action))
     stopped = blocked(actions, request.force)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Sequence
 from typing import Annotated
 
 import typer
 
 from loopx_core.cli.output import Format
+from loopx_core.errors import UsageError
 from loopx_core.store.base import Store
 from loopx_core.store.choice import open_store
 from loopx_core.store.files import find_root
@@ -16,8 +19,12 @@ AgentId = Annotated[
     str, typer.Option("--agent-id", "-a", help="Agent id (a-z 0-9 . _ -).", show_default=False)
 ]
 TodoId = Annotated[str, typer.Option("--todo-id", "-t", help="Todo id, e.g. t1.", show_default=False)]
-JsonFormat = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
-MarkdownFormat = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+FORMAT_HELP = "Output: auto (human on a terminal, JSON when piped), human, json or markdown."
+FormatOption = Annotated[Format, typer.Option("--format", "-f", help=FORMAT_HELP)]
+JsonFormat = FormatOption
+"""Kept for the commands that import it: every command's default is `auto` now."""
+MarkdownFormat = FormatOption
+SCOPES = ("project", "user")
 
 
 def store(ctx: typer.Context) -> Store:
@@ -34,3 +41,37 @@ def dump(model: object) -> object:
     if isinstance(model, list):
         return [dump(m) for m in model]
     return model.model_dump(mode="json", exclude_none=True)  # type: ignore[attr-defined]
+
+
+def suggestion(value: str, choices: Sequence[str]) -> str:
+    """` (did you mean X?)` for the choice closest to `value`, else ""."""
+    close = difflib.get_close_matches(value, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def check_choice(option: str, value: str, choices: Sequence[str], *, see: str = "") -> str:
+    """`value` if it is one of `choices`, else a usage error naming them and the closest one."""
+    if value in choices:
+        return value
+    shown = value[:60] if value.isprintable() else repr(value[:60])
+    known = ", ".join(choices) or "none"
+    raise UsageError(
+        f"unknown {option} {shown!r}{suggestion(value, choices)}; known: {known}"
+        + (f" ({see})" if see else "")
+    )
+
+
+def check_surface(surface: str | None) -> str | None:
+    """A `--surface` a loaded host plugin declares (None stays None), suggesting the closest."""
+    if surface is None:
+        return None
+    from loopx_core.hosts.manager import get_plugin_manager, registry
+
+    return check_choice(
+        "--surface", surface, sorted(registry(get_plugin_manager())), see="see `loopx hosts list`"
+    )
+
+
+def check_scope(scope: str | None) -> str | None:
+    """`--scope` is project or user (None: the command's default)."""
+    return None if scope is None else check_choice("--scope", scope, SCOPES)

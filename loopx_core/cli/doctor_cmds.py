@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from loopx_core.cli.common import store
+from loopx_core.cli.common import FormatOption, store
 from loopx_core.cli.output import Format, emit, reporting
 from loopx_core.clock import now
 from loopx_core.errors import ExitCode, UsageError
@@ -28,7 +28,7 @@ def doctor(
         list[str] | None,
         typer.Option("--check", help="Only this group: state, installation, liveness, notices (repeat)."),
     ] = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.markdown,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Check the project's state, host facades, MCP server, agents' liveness and notices."""
     from loopx_core.doctor.findings import GROUPS

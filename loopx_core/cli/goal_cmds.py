@@ -1,4 +1,4 @@
-"""`loopx goal ...`: add, list, show, configure, stop, resume."""
+"""`loopx goal ...`: add, list, show, configure, stop, resume, archive."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from loopx_core.cli.common import GoalId, JsonFormat, MarkdownFormat, dump, store
-from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.cli.common import FormatOption, GoalId, dump, store
+from loopx_core.cli.output import Block, Format, Table, emit, reporting
 from loopx_core.clock import now
 from loopx_core.ops import goals
 
@@ -51,7 +51,7 @@ def add(
     slot_minutes: SlotMinutes = None,
     min_interval_minutes: MinInterval = None,
     no_progress_limit: NoProgressLimit = None,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Add a goal with its objective and quota policy (defaults: compute 1, 24h window, 1-minute slots)."""
     with reporting(fmt):
@@ -70,63 +70,48 @@ def add(
 
 
 @app.command("list")
-def list_goals(ctx: typer.Context, fmt: MarkdownFormat = Format.markdown) -> None:
-    """List goals."""
-    from loopx_core.render import table
-
+def list_goals(ctx: typer.Context, fmt: FormatOption = Format.auto) -> None:
+    """List goals (archived ones are `done`)."""
     with reporting(fmt):
         entries = list(store(ctx).read_registry().goals.values())
         emit(
             {"goals": dump(entries)},
             fmt,
-            lambda _: (
-                table(
-                    ["goal", "status", "compute", "objective"],
-                    [[e.goal_id, e.status, f"{e.quota.compute:g}", e.objective] for e in entries],
-                )
-                if entries
-                else "No goals yet."
+            Table(
+                ["goal", "status", "compute", "objective"],
+                [[e.goal_id, e.status, f"{e.quota.compute:g}", e.objective] for e in entries],
+                empty="No goals yet: `loopx goal add --goal-id ID --objective TEXT`.",
             ),
         )
 
 
 @app.command("show")
-def show(ctx: typer.Context, goal_id: GoalId, fmt: JsonFormat = Format.json) -> None:
+def show(ctx: typer.Context, goal_id: GoalId, fmt: FormatOption = Format.auto) -> None:
     """Show a goal's registry entry and state (todos, gates, focus, health)."""
     with reporting(fmt):
         data = goals.show_goal(store(ctx), goal_id)
-        emit(data, fmt, _show_markdown)
+        emit(data, fmt, _show_doc)
 
 
-def _show_markdown(data: dict) -> str:
-    from loopx_core.render import table
-
+def _show_doc(data: dict) -> list[Block]:
     goal, state = data["goal"], data["state"]
-    lines = [f"# Goal {goal['goal_id']} ({goal['status']})", "", goal["objective"], ""]
+    blocks: list[Block] = [f"# Goal {goal['goal_id']} ({goal['status']})", goal["objective"]]
     todos = state["todos"]
     if todos:
-        lines.append(
-            table(
+        blocks.append(
+            Table(
                 ["todo", "status", "P", "kind", "claimed by", "title"],
                 [
-                    [
-                        t["todo_id"],
-                        t["status"],
-                        t["priority"],
-                        t["kind"],
-                        t.get("claimed_by"),
-                        t["title"],
-                    ]
+                    [t["todo_id"], t["status"], t["priority"], t["kind"], t.get("claimed_by"), t["title"]]
                     for t in todos
                 ],
             )
         )
-    for gate in state["gates"]:
-        lines.append(f"- gate {gate['gate_id']} ({gate['status']}): {gate['title']}")
+    lines = [f"- gate {g['gate_id']} ({g['status']}): {g['title']}" for g in state["gates"]]
     if state.get("waiting_on"):
         w = state["waiting_on"]
         lines.append(f"- waiting on: {w['reason']} until {w['until']}")
-    return "\n".join(lines)
+    return blocks + (["\n".join(lines)] if lines else [])
 
 
 @app.command("configure")
@@ -139,7 +124,7 @@ def configure(
     slot_minutes: SlotMinutes = None,
     min_interval_minutes: MinInterval = None,
     no_progress_limit: NoProgressLimit = None,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Change a goal's objective or quota policy."""
     with reporting(fmt):
@@ -158,7 +143,7 @@ def configure(
 
 
 @app.command("stop")
-def stop(ctx: typer.Context, goal_id: GoalId, fmt: JsonFormat = Format.json) -> None:
+def stop(ctx: typer.Context, goal_id: GoalId, fmt: FormatOption = Format.auto) -> None:
     """Stop a goal: every should-run answers paused until it is resumed."""
     with reporting(fmt):
         entry = goals.set_goal_status(store(ctx), goal_id, "stopped", now())
@@ -166,8 +151,19 @@ def stop(ctx: typer.Context, goal_id: GoalId, fmt: JsonFormat = Format.json) -> 
 
 
 @app.command("resume")
-def resume(ctx: typer.Context, goal_id: GoalId, fmt: JsonFormat = Format.json) -> None:
+def resume(ctx: typer.Context, goal_id: GoalId, fmt: FormatOption = Format.auto) -> None:
     """Resume a stopped goal."""
     with reporting(fmt):
         entry = goals.set_goal_status(store(ctx), goal_id, "active", now())
+        emit(dump(entry), fmt, _goal_line(entry))
+
+
+@app.command("archive")
+def archive(ctx: typer.Context, goal_id: GoalId, fmt: FormatOption = Format.auto) -> None:
+    """Archive a goal: it is done, its state, runs and ledger kept (`goal resume` undoes it).
+
+    Exit 5 while an agent has an open turn in it.
+    """
+    with reporting(fmt):
+        entry = goals.archive_goal(store(ctx), goal_id, now())
         emit(dump(entry), fmt, _goal_line(entry))

@@ -10,15 +10,14 @@ from typing import Annotated, Any
 
 import typer
 
-from loopx_core.cli.common import GoalId, store
-from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.cli.common import FormatOption, GoalId, store
+from loopx_core.cli.output import Block, Format, Table, emit, reporting
 from loopx_core.clock import now
 
 app = typer.Typer(
     help="Health findings (a high one blocks its goal) and agents' liveness.", no_args_is_help=True
 )
 
-Fmt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 Code = Annotated[
     str, typer.Option("--code", help="The finding's code, an id (e.g. disk-full).", show_default=False)
 ]
@@ -33,7 +32,7 @@ def health_add(
     severity: Annotated[
         str, typer.Option("--severity", help="low, medium or high (high blocks the goal).")
     ] = "high",
-    fmt: Fmt = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Record a health finding on a goal (the same code again replaces it)."""
     from loopx_core.ops.health import add_finding
@@ -53,7 +52,7 @@ def health_clear(
     ctx: typer.Context,
     goal_id: GoalId,
     code: Annotated[str | None, typer.Option("--code", help="Only this finding (default: all).")] = None,
-    fmt: Fmt = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Clear a goal's health finding (or all of them)."""
     from loopx_core.ops.health import clear_findings
@@ -71,7 +70,7 @@ def health_clear(
 def health_list(
     ctx: typer.Context,
     goal_id: Annotated[str | None, typer.Option("--goal-id", "-g", help="Only this goal.")] = None,
-    fmt: Fmt = Format.markdown,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Recorded findings, and every agent's liveness (stalled: silent for two cadences)."""
     from loopx_core.ops.health import list_findings, liveness
@@ -85,23 +84,20 @@ def health_list(
         emit(data, fmt, _markdown)
 
 
-def _markdown(data: dict[str, Any]) -> str:
-    lines = ["## Findings", ""]
-    if data["findings"]:
-        lines += ["| goal | code | severity | message |", "|---|---|---|---|"]
-        lines += [
-            f"| {f['goal_id']} | {f['code']} | {f['severity']} | {f['message']} |" for f in data["findings"]
-        ]
-    else:
-        lines.append("None recorded.")
-    lines += ["", "## Agents", ""]
-    if data["agents"]:
-        lines += ["| agent | status | cadence (min) | last seen | by |", "|---|---|---|---|---|"]
-        lines += [
-            f"| {a['agent_id']} | {a['status']} | {a['cadence_minutes'] or '-'} | {a['last_seen'] or '-'} "
-            f"| {a['seen_by']} |"
+def _markdown(data: dict[str, Any]) -> list[Block]:
+    findings = Table(
+        ["goal", "code", "severity", "message"],
+        [[f["goal_id"], f["code"], f["severity"], f["message"]] for f in data["findings"]],
+        title="Findings",
+        empty="## Findings\n\nNone recorded.",
+    )
+    agents = Table(
+        ["agent", "status", "cadence (min)", "last seen", "by"],
+        [
+            [a["agent_id"], a["status"], a["cadence_minutes"], a["last_seen"], a["seen_by"]]
             for a in data["agents"]
-        ]
-    else:
-        lines.append("No agents registered.")
-    return "\n".join(lines)
+        ],
+        title="Agents",
+        empty="## Agents\n\nNo agents registered.",
+    )
+    return [findings, agents]

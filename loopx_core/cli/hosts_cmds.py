@@ -11,8 +11,8 @@ from typing import Annotated, Any
 
 import typer
 
-from loopx_core.cli.common import MarkdownFormat
-from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.cli.common import FormatOption, check_scope, check_surface
+from loopx_core.cli.output import Block, Format, Table, emit, reporting
 from loopx_core.errors import ExitCode, UsageError
 
 app = typer.Typer(
@@ -23,10 +23,9 @@ HERE = Path(".")
 
 
 @app.command("list")
-def list_hosts(fmt: MarkdownFormat = Format.markdown) -> None:
+def list_hosts(fmt: FormatOption = Format.auto) -> None:
     """List every host, its version and the plugin it comes from."""
     from loopx_core.hosts.manager import get_plugin_manager, registry
-    from loopx_core.render import table
 
     with reporting(fmt):
         rows = [
@@ -46,23 +45,20 @@ def list_hosts(fmt: MarkdownFormat = Format.markdown) -> None:
         emit(
             {"hosts": rows},
             fmt,
-            lambda d: (
-                table(
-                    ["host", "title", "version", "scopes", "layouts", "from"],
+            lambda d: Table(
+                ["host", "title", "version", "scopes", "layouts", "from"],
+                [
                     [
-                        [
-                            r["name"],
-                            r["title"],
-                            r["version"],
-                            ", ".join(r["scopes"]),
-                            ", ".join(r["layouts"]),
-                            f"{r['distribution']} ({r['source']})",
-                        ]
-                        for r in d["hosts"]
-                    ],
-                )
-                if d["hosts"]
-                else "No hosts: no plugin is loaded (check LOOPX_PLUGINS)."
+                        r["name"],
+                        r["title"],
+                        r["version"],
+                        ", ".join(r["scopes"]),
+                        ", ".join(r["layouts"]),
+                        f"{r['distribution']} ({r['source']})",
+                    ]
+                    for r in d["hosts"]
+                ],
+                empty="No hosts: no plugin is loaded (check LOOPX_PLUGINS).",
             ),
         )
 
@@ -76,7 +72,7 @@ def scaffold_host(
     title: Annotated[
         str | None, typer.Option("--title", help="The host's display name (default: NAME capitalised).")
     ] = None,
-    fmt: MarkdownFormat = Format.markdown,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Write a new host plugin package, ready to install and test.
 
@@ -169,7 +165,7 @@ def workflow_skills(
     force: Annotated[
         bool, typer.Option("--force", help="Replace user-edited files (a backup is kept first).")
     ] = False,
-    fmt: MarkdownFormat = Format.markdown,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Install, uninstall or check a host's LoopX facade (skills, commands, MCP config, hooks).
 
@@ -185,6 +181,7 @@ def workflow_skills(
         ]
         if len(chosen) != 1:
             raise UsageError("give exactly one of --install, --uninstall or --check")
+        scope = check_scope(scope)
         from loopx_core.hosts.manager import get_plugin_manager
         from loopx_core.ids import check_id
         from loopx_core.store.files import find_root
@@ -195,7 +192,7 @@ def workflow_skills(
                 check_id(kind, value)
         request = Request(
             chosen[0],  # type: ignore[arg-type]
-            surface,
+            check_surface(surface) or surface,
             scope=scope,
             target=target,
             layout=layout,
@@ -207,30 +204,55 @@ def workflow_skills(
             project=find_root((ctx.find_root().obj or {}).get("root")),
         )
         report = run(request, get_plugin_manager())
-        emit(report.to_json(), fmt, _human)
+        emit(report.to_json(), fmt, _human, _table)
         if report.operation == "check" and report.drift:
             raise SystemExit(int(ExitCode.DRIFT))
         if report.conflicts:
             raise SystemExit(int(ExitCode.CONFLICT))
 
 
-def _human(data: dict[str, Any]) -> str:
+def _shown_path(path: str, scope: str) -> str:
+    """A user-scope path relative to the home folder (or its stand-in) is shown with `~/`."""
+    if scope == "user" and not path.startswith(("~", "$", "<")):
+        return f"~/{path}"
+    return path
+
+
+def _head(data: dict[str, Any]) -> str:
     verb = {"install": "Install", "uninstall": "Uninstall", "check": "Check"}[data["operation"]]
-    head = f"{verb} {data['host']} ({data['scope']} scope{', ' + data['layout'] + ' layout' if data['layout'] != 'default' else ''})"
-    lines = [head + (" - dry run, nothing written" if data["dry_run"] else "")]
-    for f in data["files"]:
-        lines.append(f"  {f['status']:<10} {f['path']}" + (f"  ({f['detail']})" if f.get("detail") else ""))
-    for text in data.get("diffs", []):
-        lines.append(text.rstrip("\n"))
-    for backup in data["backups"]:
-        lines.append(f"Backup: {backup}")
+    layout = f", {data['layout']} layout" if data["layout"] != "default" else ""
+    head = f"{verb} {data['host']} ({data['scope']} scope{layout})"
+    return head + (" - dry run, nothing written" if data["dry_run"] else "")
+
+
+def _tail(data: dict[str, Any]) -> list[str]:
+    lines = [text.rstrip("\n") for text in data.get("diffs", [])]
+    lines += [f"Backup: {backup}" for backup in data["backups"]]
     if data["operation"] == "check":
         lines.append("Clean." if data["clean"] else f"Drift in {len(data['drift'])} place(s):")
-        lines += [f"  {d['path']}: {d['problem']}" for d in data["drift"]]
+        lines += [f"  {_shown_path(d['path'], data['scope'])}: {d['problem']}" for d in data["drift"]]
     else:
         counts: dict[str, int] = {}
         for f in data["files"]:
             counts[f["status"]] = counts.get(f["status"], 0) + 1
         lines.append(", ".join(f"{n} {s}" for s, n in counts.items()) or "Nothing to do.")
-    lines += [f"Note: {n}" for n in data["notices"]]
-    return "\n".join(lines)
+    return lines + [f"Note: {n}" for n in data["notices"]]
+
+
+def _human(data: dict[str, Any]) -> str:
+    """The report as text: one line per file, the status column as wide as its longest value."""
+    width = max((len(f["status"]) for f in data["files"]), default=0)
+    lines = [_head(data)]
+    for f in data["files"]:
+        path = _shown_path(f["path"], data["scope"])
+        lines.append(f"  {f['status']:<{width}}  {path}" + (f"  ({f['detail']})" if f.get("detail") else ""))
+    return "\n".join(lines + _tail(data))
+
+
+def _table(data: dict[str, Any]) -> list[Block]:
+    """The report for a terminal: the files as an aligned table."""
+    rows = [[f["status"], _shown_path(f["path"], data["scope"]), f.get("detail")] for f in data["files"]]
+    blocks: list[Block] = [_head(data)]
+    if rows:
+        blocks.append(Table(["status", "file", "detail"], rows))
+    return [*blocks, "\n".join(_tail(data))]

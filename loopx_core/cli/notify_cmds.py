@@ -11,7 +11,8 @@ from typing import Annotated, Any
 
 import typer
 
-from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.cli.common import FormatOption
+from loopx_core.cli.output import Format, Table, emit, reporting
 from loopx_core.clock import iso, now
 from loopx_core.errors import NotFoundError, RefusedError
 from loopx_core.notices import config, outbox
@@ -19,8 +20,6 @@ from loopx_core.notices.models import SinkConfig
 from loopx_core.notices.sinks import redact
 
 app = typer.Typer(help="Owner notices: where they go, and sending them now.", no_args_is_help=True)
-
-Fmt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
 
 
 def _root(ctx: typer.Context) -> Path:
@@ -63,7 +62,7 @@ def notify_add(
         list[str] | None, typer.Option("--event", "-e", help="Only this event (repeat; default: all).")
     ] = None,
     user: Annotated[bool, typer.Option("--user", help="For every project of this user.")] = False,
-    fmt: Fmt = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Send owner notices to URL (the same URL and filters twice is one sink)."""
     from loopx_core.doctor.sinkkinds import sink_kinds
@@ -80,7 +79,7 @@ def notify_add(
 
 
 @app.command("list")
-def notify_list(ctx: typer.Context, fmt: Fmt = Format.markdown) -> None:
+def notify_list(ctx: typer.Context, fmt: FormatOption = Format.auto) -> None:
     """Every notice sink (credentials hidden) and its deliveries."""
     with reporting(fmt):
         root = _root(ctx)
@@ -93,17 +92,23 @@ def notify_list(ctx: typer.Context, fmt: Fmt = Format.markdown) -> None:
         emit({"sinks": rows}, fmt, _list_markdown)
 
 
-def _list_markdown(data: dict[str, Any]) -> str:
-    rows = data["sinks"]
-    if not rows:
-        return "No notice sinks: add one with `loopx notify add URL`."
-    lines = ["| sink | url | goal | events | delivered | pending | failed |", "|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(
-            f"| {r['sink_id']} | {r['url']} | {r['goal_id'] or 'all'} | {', '.join(r['events'])} "
-            f"| {r['delivered']} | {r['pending']} | {r['failed']} |"
-        )
-    return "\n".join(lines)
+def _list_markdown(data: dict[str, Any]) -> Table:
+    return Table(
+        ["sink", "url", "goal", "events", "delivered", "pending", "failed"],
+        [
+            [
+                r["sink_id"],
+                r["url"],
+                r["goal_id"] or "all",
+                ", ".join(r["events"]),
+                r["delivered"],
+                r["pending"],
+                r["failed"],
+            ]
+            for r in data["sinks"]
+        ],
+        empty="No notice sinks: add one with `loopx notify add URL`.",
+    )
 
 
 @app.command("remove")
@@ -112,7 +117,7 @@ def notify_remove(
     sink_id: Annotated[
         str, typer.Argument(help="The sink's id (see `loopx notify list`).", show_default=False)
     ],
-    fmt: Fmt = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Stop sending notices to a sink (its undelivered notices are dropped at the next flush)."""
     with reporting(fmt):
@@ -125,7 +130,7 @@ def notify_remove(
 def notify_test(
     ctx: typer.Context,
     sink_id: Annotated[str | None, typer.Argument(help="Only this sink (default: every sink).")] = None,
-    fmt: Fmt = Format.markdown,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Send a test notice to each sink now and say which took it (exit 7 when one did not)."""
     from loopx_core.doctor.sinkkinds import sink_kinds
@@ -176,7 +181,7 @@ def notify_flush(
     linger: Annotated[
         float, typer.Option("--linger", help="Also wait this many seconds for retries falling due (0-3600).")
     ] = 0.0,
-    fmt: Fmt = Format.markdown,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Deliver the queued notices now (retries that are due, too); queueing starts this detached."""
     from loopx_core.doctor.sinkkinds import sink_kinds

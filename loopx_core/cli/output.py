@@ -1,12 +1,18 @@
-"""Output and errors: JSON or Markdown on stdout, one error line on stderr, exit codes."""
+"""Output and errors, as `gh` does: people on a terminal, JSON in a pipe, one error line on stderr.
+
+`--format auto` (every command's default) is `human` when stdout is a terminal and `json`
+otherwise; `human` prints aligned tables with `rich` (imported only on that path, never by
+the commands hosts run every tick), `markdown` the same facts as Markdown, `json` one line.
+"""
 
 from __future__ import annotations
 
 import json
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -16,10 +22,59 @@ _ABSOLUTE_PATH = re.compile(r"(?:(?<=\s)|(?<=^)|(?<=['\"(=]))/[^\s'\")]*")
 
 
 class Format(StrEnum):
-    """Output formats: JSON for machines, Markdown for people."""
+    """Output formats: `auto` picks `human` on a terminal and `json` in a pipe."""
 
+    auto = "auto"
+    human = "human"
     json = "json"
     markdown = "markdown"
+
+
+def resolve(fmt: Format | None) -> Format:
+    """The format actually printed: `auto` (or none) becomes human on a terminal, else JSON."""
+    if fmt is None or fmt is Format.auto:
+        return Format.human if _stdout_is_terminal() else Format.json
+    return fmt
+
+
+def _stdout_is_terminal() -> bool:
+    try:
+        return bool(sys.stdout.isatty())
+    except (AttributeError, ValueError):  # no stdout, or a closed one
+        return False
+
+
+@dataclass(frozen=True)
+class Table:
+    """Rows under headers: an aligned table for people, a Markdown table on request.
+
+    A cell is shown on one line whatever it holds (newlines and runs of spaces become one
+    space, a `|` is escaped in Markdown), so no title breaks the table; None or "" shows `-`.
+    """
+
+    headers: Sequence[str]
+    rows: Sequence[Sequence[object]]
+    title: str | None = None
+    empty: str = field(default="")
+
+    @staticmethod
+    def cell(value: object) -> str:
+        """One cell's text, on one line."""
+        return "-" if value is None or value == "" else " ".join(str(value).split()) or "-"
+
+    def markdown(self) -> str:
+        """The table as Markdown (its `empty` line when it has no rows)."""
+        if not self.rows and self.empty:
+            return self.empty
+        out = [f"## {self.title}", ""] if self.title else []
+        out += ["| " + " | ".join(self.headers) + " |", "|" + "---|" * len(self.headers)]
+        out += ["| " + " | ".join(self.cell(v).replace("|", "\\|") for v in row) + " |" for row in self.rows]
+        return "\n".join(out)
+
+
+Block = str | Table
+Doc = Block | Sequence[Block]
+Render = Callable[[Any], Doc] | Doc
 
 
 def dumps(data: Any) -> str:
@@ -34,19 +89,107 @@ def dumps(data: Any) -> str:
         raise LoopxError(f"refusing to print invalid JSON ({bad})") from None
 
 
-def emit(data: Any, fmt: Format, markdown: Callable[[Any], str] | str) -> None:
-    """Print `data` as JSON, or its Markdown rendering."""
-    if fmt is Format.json:
+def _blocks(doc: Doc) -> list[Block]:
+    return [doc] if isinstance(doc, str | Table) else list(doc)
+
+
+def as_markdown(doc: Doc) -> str:
+    """A document (text and tables) as Markdown text."""
+    return "\n\n".join(b.markdown() if isinstance(b, Table) else b.rstrip("\n") for b in _blocks(doc))
+
+
+def emit(data: Any, fmt: Format, markdown: Render, human: Render | None = None) -> None:
+    """Print `data` as JSON, as Markdown (`markdown`), or for people (`human`, else `markdown`)."""
+    shown = resolve(fmt)
+    if shown is Format.json:
         sys.stdout.write(dumps(data) + "\n")
-    else:
-        text = markdown if isinstance(markdown, str) else markdown(data)
+        return
+    render = human if shown is Format.human and human is not None else markdown
+    doc = render(data) if callable(render) else render
+    if shown is Format.markdown:
+        text = as_markdown(doc)
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        print_human(doc)
 
 
-def report_error(error: LoopxError, fmt: Format) -> int:
-    """Print one error line on stderr (and the JSON error object under --format json)."""
+def print_human(doc: Doc) -> None:
+    """Print text as it is and tables aligned by `rich`: colour and the terminal's width on a
+    terminal, plain and unwrapped (up to 240 columns) in a pipe; no trailing spaces."""
+    import io
+
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table as RichTable
+    from rich.text import Text
+
+    terminal = _stdout_is_terminal()
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        force_terminal=terminal,
+        width=None if terminal else 240,
+        highlight=False,
+        emoji=False,
+        markup=False,
+        soft_wrap=True,
+    )
+    for index, block in enumerate(_blocks(doc)):
+        if index:
+            console.print()
+        if isinstance(block, str):
+            console.print(Text(block.rstrip("\n")))
+            continue
+        if not block.rows and block.empty:
+            console.print(Text(block.empty))
+            continue
+        table = RichTable(
+            box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title=block.title, title_justify="left"
+        )
+        for header in block.headers:
+            table.add_column(Text(header, style="bold"), overflow="fold")
+        for row in block.rows:
+            table.add_row(*(Text(Table.cell(v)) for v in row))
+        console.print(table, soft_wrap=False)
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines()))
+
+
+@contextmanager
+def progress(label: str, *, every: float = 1.0) -> Iterator[None]:
+    """Show `label` and the elapsed seconds on stderr while the block runs (only on a terminal)."""
+    import threading
+    import time
+
+    try:
+        live = sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        live = False
+    if not live:
+        yield
+        return
+    start = time.monotonic()
+    done = threading.Event()
+
+    def tick() -> None:
+        while not done.wait(every):
+            sys.stderr.write(f"\r{label}: {time.monotonic() - start:.0f}s elapsed")
+            sys.stderr.flush()
+
+    ticker = threading.Thread(target=tick, name="loopx-progress", daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        done.set()
+        ticker.join()
+        sys.stderr.write(f"\r{label}: took {time.monotonic() - start:.1f}s\n")
+        sys.stderr.flush()
+
+
+def report_error(error: LoopxError, fmt: Format | None) -> int:
+    """Print the error once on stderr; the JSON error object on stdout only for JSON output."""
     sys.stderr.write(f"loopx: error: {error.message}\n")
-    if fmt is Format.json:
+    if resolve(fmt) is Format.json:
         sys.stdout.write(dumps(error.to_json()) + "\n")
     return int(error.exit_code)
 
@@ -80,10 +223,13 @@ def requested_format(args: list[str], default: Format | None) -> Format | None:
 
 
 def report_usage(message: str, fmt: Format | None, *, prefix: str = "loopx: error: ") -> None:
-    """Print a usage error (bad option, missing argument) as one line, plus the JSON object."""
+    """Print a usage error (bad option, missing argument) as one line, plus the JSON object.
+
+    `fmt` None (a command without `--format`, such as a hook) never prints JSON.
+    """
     first = " ".join(message.split())
     sys.stderr.write(f"{prefix}{first}\n")
-    if fmt is Format.json:
+    if fmt is not None and resolve(fmt) is Format.json:
         from loopx_core.errors import UsageError
 
         sys.stdout.write(dumps(UsageError(first).to_json()) + "\n")

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from loopx_core.cli.common import AgentId, GoalId, JsonFormat, store
+from loopx_core.cli.common import AgentId, FormatOption, GoalId, store
 from loopx_core.cli.output import Format, emit, reporting
 from loopx_core.clock import now
 
@@ -31,23 +31,31 @@ def should_run(
             "--current-rrule", help="The heartbeat's rrule as the host has it now (says if it must change)."
         ),
     ] = None,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Decide whether and what this agent should run now (read-only; prints the packet).
 
     Exit 0 with the packet, or 4 when the packet is blocked_health (state unreadable).
     """
+    from loopx_core.cli.output import resolve
     from loopx_core.cli.should_run import run_should_run
 
     root = (ctx.find_root().obj or {}).get("root")
+    shown = resolve(fmt)  # the packet is JSON or its Markdown: `human` is the Markdown
     code = run_should_run(
-        root, goal_id, agent_id, available_capability, surface, fmt, current_rrule=current_rrule
+        root,
+        goal_id,
+        agent_id,
+        available_capability,
+        surface,
+        Format.json if shown is Format.json else Format.markdown,
+        current_rrule=current_rrule,
     )
     raise typer.Exit(code)
 
 
 @app.command("status")
-def quota_status(ctx: typer.Context, goal_id: GoalId, fmt: JsonFormat = Format.json) -> None:
+def quota_status(ctx: typer.Context, goal_id: GoalId, fmt: FormatOption = Format.auto) -> None:
     """Show a goal's quota policy and the slots spent in the current window."""
     from loopx_core.ops.spend import quota_status as compute
 
@@ -86,7 +94,7 @@ def spend(
     turn_instance_id: Annotated[
         str | None, typer.Option("--turn-instance-id", help="Manual charge: a second one for it is a no-op.")
     ] = None,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Charge a settled turn to the quota, bound to its identity (once, after its writeback).
 
@@ -137,7 +145,7 @@ def void(
     goal_id: GoalId,
     event_id: Annotated[str, typer.Option("--event-id", help="The spend event to void.", show_default=False)],
     reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Void an earlier spend so its slots no longer count."""
     from loopx_core.ops.spend import void as record
@@ -157,7 +165,7 @@ def scheduler_ack(
     fingerprint: Annotated[
         str | None, typer.Option("--fingerprint", help="scheduler_hint.fingerprint of the packet it applied.")
     ] = None,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Report that the host applied the recommended rrule (an unchanged poll then backs off)."""
     from loopx_core.ops import scheduler
@@ -182,7 +190,7 @@ def scheduler_fail(
     error: Annotated[
         str, typer.Option("--error", help="What went wrong applying the rrule.", show_default=False)
     ],
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Report that the host could not apply the recommended rrule."""
     from loopx_core.ops import scheduler

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from loopx_core.cli.common import JsonFormat
+from loopx_core.cli.common import FormatOption
 from loopx_core.cli.output import Format, emit, reporting
 from loopx_core.errors import RefusedError, UsageError
 from loopx_core.store import choice
@@ -70,6 +70,33 @@ def init_store(root: Path, target: str | None) -> tuple[Store, bool]:
     return store, created
 
 
+GITIGNORE = """\
+# Written by `loopx init`: what of .loopx/ must not be committed (see docs/committing.md).
+# The registry, goal state, runs, ledger and facades.json are the loop's record: commit them.
+locks/
+backups/
+quarantine/
+notices/
+*.prev
+*.tmp
+"""
+
+
+def write_gitignore(root: Path) -> bool:
+    """Write `.loopx/.gitignore` if `.loopx/` exists and has none; True when written.
+
+    A .gitignore already there is the project's own and is never changed.
+    """
+    from loopx_core.store.atomic import atomic_write_bytes
+
+    folder = root / STATE_DIR
+    path = folder / ".gitignore"
+    if not folder.is_dir() or folder.is_symlink() or path.exists() or path.is_symlink():
+        return False
+    atomic_write_bytes(path, GITIGNORE.encode())
+    return True
+
+
 def _describe(root: Path) -> dict[str, Any]:
     chosen = choice.choose(root)
     info: dict[str, Any] = {
@@ -109,7 +136,7 @@ def _show_markdown(info: dict[str, Any]) -> str:
 
 
 @app.command("show")
-def show(ctx: typer.Context, fmt: JsonFormat = Format.markdown) -> None:
+def show(ctx: typer.Context, fmt: FormatOption = Format.auto) -> None:
     """Which store the project uses (DSN redacted), its schema version, whether it is initialised."""
     with reporting(fmt):
         info = _describe(_root(ctx))
@@ -131,7 +158,7 @@ def migrate(
         str | None, typer.Argument(help="With `--to files`: the project folder to write .loopx/ into.")
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace other state the target holds.")] = False,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Copy the project's state to another store, verify counts and checksum, and use it.
 

@@ -1,4 +1,4 @@
-"""`loopx todo ...`: add, list, claim, release, complete, block."""
+"""`loopx todo ...`: add, update, list, show, archive, claim, release, complete, block."""
 
 from __future__ import annotations
 
@@ -6,14 +6,15 @@ from typing import Annotated, Literal
 
 import typer
 
-from loopx_core.cli.common import AgentId, GoalId, JsonFormat, MarkdownFormat, TodoId, dump, store
-from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.cli.common import AgentId, FormatOption, GoalId, TodoId, check_choice, dump, store
+from loopx_core.cli.output import Format, Table, emit, reporting
 from loopx_core.clock import iso, now
 from loopx_core.ops import todos
 
 app = typer.Typer(help="Todos and their leases (claim, release, complete, block).", no_args_is_help=True)
 
 Kind = Literal["agent", "user"]
+STATUSES = ("open", "claimed", "done", "blocked", "deferred")
 
 
 @app.command("add")
@@ -40,14 +41,12 @@ def add(
         str | None,
         typer.Option("--blocks-agent", help="While open, this agent gets no other work."),
     ] = None,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Add a todo to a goal."""
-    from loopx_core.errors import UsageError
 
     with reporting(fmt):
-        if kind not in ("agent", "user"):
-            raise UsageError(f"--kind must be agent or user, not {kind!r}")
+        check_choice("--kind", kind, ("agent", "user"))
         todo = todos.add_todo(
             store(ctx),
             goal_id,
@@ -92,7 +91,7 @@ def update(
         str | None,
         typer.Option("--blocks-agent", help="While open, this agent gets no other work ('' clears)."),
     ] = None,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Re-scope a todo (title, priority, capabilities, agents); a blocked one opens again."""
     with reporting(fmt):
@@ -115,37 +114,66 @@ def update(
 def list_todos(
     ctx: typer.Context,
     goal_id: GoalId,
-    status: Annotated[str | None, typer.Option("--status", help="Only todos with this status.")] = None,
-    fmt: MarkdownFormat = Format.markdown,
+    status: Annotated[
+        str | None, typer.Option("--status", help="Only todos with this status (open, claimed, done, ...).")
+    ] = None,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """List a goal's todos in run order."""
-    from loopx_core.render import table
-
     with reporting(fmt):
+        if status is not None:
+            check_choice("--status", status, STATUSES)
         items = todos.list_todos(store(ctx), goal_id, status=status)
         emit(
             {"goal_id": goal_id, "todos": dump(items)},
             fmt,
-            lambda _: (
-                table(
-                    ["todo", "status", "P", "kind", "claimed by", "needs", "title"],
+            Table(
+                ["todo", "status", "P", "kind", "claimed by", "needs", "title"],
+                [
                     [
-                        [
-                            t.todo_id,
-                            t.status,
-                            t.priority,
-                            t.kind,
-                            t.claimed_by,
-                            ", ".join(t.required_capabilities),
-                            t.title,
-                        ]
-                        for t in items
-                    ],
-                )
-                if items
-                else "No todos."
+                        t.todo_id,
+                        t.status,
+                        t.priority,
+                        t.kind,
+                        t.claimed_by,
+                        ", ".join(t.required_capabilities),
+                        t.title,
+                    ]
+                    for t in items
+                ],
+                empty="No todos.",
             ),
         )
+
+
+@app.command("show")
+def show(ctx: typer.Context, goal_id: GoalId, todo_id: TodoId, fmt: FormatOption = Format.auto) -> None:
+    """Show one todo: status, lease, scope, evidence."""
+    with reporting(fmt):
+        todo = todos.show_todo(store(ctx), goal_id, todo_id)
+        data = dump(todo)
+        emit(data, fmt, lambda d: "\n".join(f"{k}: {_value(v)}" for k, v in d.items()))
+
+
+def _value(value: object) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else " ".join(str(value).split())
+
+
+@app.command("archive")
+def archive(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    todo_id: TodoId,
+    reason: Annotated[str | None, typer.Option("--reason", help="Why it is set aside.")] = None,
+    fmt: FormatOption = Format.auto,
+) -> None:
+    """Archive a todo: deferred, never offered, kept with its history (`todo update` re-opens it).
+
+    Exit 5 while it is claimed, 7 when it is done.
+    """
+    with reporting(fmt):
+        todo = todos.archive_todo(store(ctx), goal_id, todo_id, now(), reason)
+        emit(dump(todo), fmt, f"Archived todo {todo.todo_id}: {todo.title}")
 
 
 @app.command("claim")
@@ -157,7 +185,7 @@ def claim(
     lease_minutes: Annotated[
         float, typer.Option("--lease-minutes", help="Lease length.")
     ] = todos.DEFAULT_LEASE_MINUTES,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Take a todo's lease (compare-and-swap: exactly one claimant wins; exit 5 if taken)."""
     with reporting(fmt):
@@ -172,7 +200,7 @@ def release(
     goal_id: GoalId,
     todo_id: TodoId,
     agent_id: AgentId,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Give a held lease back (the todo is open again)."""
     with reporting(fmt):
@@ -197,7 +225,7 @@ def complete(
     turn_key: Annotated[
         str | None, typer.Option("--turn-key", "-k", help="The settled turn (for --no-follow-up).")
     ] = None,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Mark a todo done with its evidence (agent todos: by the lease holder).
 
@@ -235,7 +263,7 @@ def block(
     goal_id: GoalId,
     todo_id: TodoId,
     reason: Annotated[str, typer.Option("--reason", help="Why it cannot go on.", show_default=False)],
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Mark a todo blocked (drops its lease)."""
     with reporting(fmt):

@@ -1,4 +1,9 @@
-"""`loopx turn ...` and `loopx writeback`: settle turns exactly once (CLI adapter and driver)."""
+"""`loopx turn ...`: settle turns exactly once (CLI adapter and driver).
+
+The settlement verbs live here: `turn begin`, `turn writeback`, `turn spend`, `turn closeout`.
+The older spellings `loopx writeback`, `loopx quota spend --turn-key` and `loopx todo complete
+--no-follow-up --turn-key` keep working (documented aliases, kept for one release).
+"""
 
 from __future__ import annotations
 
@@ -6,11 +11,14 @@ from typing import Annotated, Any
 
 import typer
 
-from loopx_core.cli.common import AgentId, GoalId, JsonFormat, store
-from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.cli.common import AgentId, FormatOption, GoalId, store
+from loopx_core.cli.output import Format, emit, progress, reporting
 from loopx_core.clock import now
 
-app = typer.Typer(help="Governed turns: begin, run-once, cancel, inspect the journal.", no_args_is_help=True)
+app = typer.Typer(
+    help="Governed turns: begin, writeback, spend, closeout, run-once, cancel, inspect the journal.",
+    no_args_is_help=True,
+)
 
 TurnKey = Annotated[
     str, typer.Option("--turn-key", "-k", help="Turn key: sha256:<64 hex>.", show_default=False)
@@ -61,7 +69,7 @@ def begin(
         ),
     ] = None,
     lease_minutes: Annotated[float, typer.Option("--lease-minutes", help="Todo lease length.")] = 30.0,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Start a turn: claim the todo (lease) and open the journal; prints the turn key."""
     from loopx_core.kernel.results import turn_result
@@ -90,7 +98,7 @@ def cancel(
     agent_id: AgentId,
     turn_key: TurnKey,
     reason: Annotated[str | None, typer.Option("--reason", help="Why.")] = None,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Cancel an open turn: later steps are refused as `cancelled`; the todo lease is released."""
     from loopx_core.kernel.results import turn_result
@@ -118,7 +126,7 @@ def renew(
     lease_minutes: Annotated[
         float | None, typer.Option("--lease-minutes", help="New lease length (default: the turn's).")
     ] = None,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Renew the todo lease of a long-running turn (a heartbeat); exit 19 when it was lost."""
     from loopx_core.settlement.turns import renew_turn_lease
@@ -167,7 +175,7 @@ def run_once(
         float,
         typer.Option("--lease-minutes", help="Todo lease length, renewed while the host command runs."),
     ] = 30.0,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Run one governed turn in-process: should-run, begin, host command, validation, writeback, spend.
 
@@ -187,7 +195,8 @@ def run_once(
             available_capabilities=tuple(available_capability) if available_capability else None,
             lease_minutes=lease_minutes,
         )
-        packet = drive(store(ctx), goal_id, agent_id, options, now)
+        with progress("turn run-once"):
+            packet = drive(store(ctx), goal_id, agent_id, options, now)
         if packet.get("status") == "skipped":
             from loopx_core.render import packet_markdown
 
@@ -202,7 +211,7 @@ def inspect_journal(
     goal_id: GoalId,
     agent_id: AgentId,
     turn_key: TurnKey,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Inspect a turn journal (read-only, canonical location only; never bodies or paths).
 
@@ -226,6 +235,20 @@ def inspect_journal(
         )
 
 
+ALIASES = {
+    "writeback": "loopx turn writeback",
+    "spend": "loopx turn spend",
+    "closeout": "loopx turn closeout",
+}
+
+
+def alias_help(verb: str) -> str:
+    """The help of an old spelling: what it is an alias of, then the command's own help."""
+    doc = {"writeback": writeback, "spend": spend, "closeout": closeout}[verb].__doc__ or ""
+    return f"Alias of `{ALIASES[verb]}` (this spelling is kept for one release). " + doc
+
+
+@app.command("writeback")
 def writeback(
     ctx: typer.Context,
     goal_id: GoalId,
@@ -255,7 +278,7 @@ def writeback(
         str | None,
         typer.Option("--no-progress", help="The turn advanced nothing, and why (counts towards the limit)."),
     ] = None,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Settle a turn's work: validation evidence, then the durable run record (JSON, Markdown, index).
 
@@ -296,3 +319,55 @@ def settle_step(
 
     turn = TurnContext(store(ctx), goal_id, agent_id, turn_key, now, **extra)
     emit_result(settle_steps(turn, [StepKind(step)], adapter="cli"), fmt)
+
+
+@app.command("spend")
+def spend(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    agent_id: AgentId,
+    turn_key: TurnKey,
+    todo_id: Annotated[
+        str | None, typer.Option("--todo-id", "-t", help="Assert the todo the turn advanced.")
+    ] = None,
+    slots: Annotated[int | None, typer.Option("--slots", help="Charge exactly this many slots.")] = None,
+    fmt: FormatOption = Format.auto,
+) -> None:
+    """Charge a settled turn to the quota, once, after its writeback (an owner's charge: `quota spend --manual`).
+
+    Refusals: writeback_missing (13), identity_mismatch (12), budget_rejected (15),
+    permission_denied (16), cancelled (17). A repeated spend returns its receipt.
+    """
+    with reporting(fmt):
+        settle_step(ctx, goal_id, agent_id, turn_key, "quota_spend", fmt, todo_id=todo_id, slots=slots)
+
+
+@app.command("closeout")
+def closeout(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    agent_id: AgentId,
+    turn_key: TurnKey,
+    todo_id: Annotated[
+        str | None, typer.Option("--todo-id", "-t", help="The todo the turn finished (marked done).")
+    ] = None,
+    evidence: Annotated[
+        list[str] | None, typer.Option("--evidence", "-e", help="What shows it is done (repeat).")
+    ] = None,
+    fmt: FormatOption = Format.auto,
+) -> None:
+    """The turn's terminal closeout: the goal is done; only after its writeback and spend.
+
+    Refusals: receipt_missing (11), closeout_rejected (18).
+    """
+    with reporting(fmt):
+        settle_step(
+            ctx,
+            goal_id,
+            agent_id,
+            turn_key,
+            "terminal_closeout",
+            fmt,
+            todo_id=todo_id,
+            evidence=evidence or [],
+        )

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from loopx_core.cli.common import AgentId, GoalId, JsonFormat, dump, store
+from loopx_core.cli.common import AgentId, FormatOption, GoalId, dump, store
 from loopx_core.cli.output import Format, emit, reporting
 from loopx_core.clock import iso, now, parse_time
 from loopx_core.ops import gates
@@ -31,7 +31,7 @@ def gate_open(
     blocks_agent: Annotated[
         str | None, typer.Option("--blocks-agent", help="Agent it stops (default: all).")
     ] = None,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Open an operator gate."""
     with reporting(fmt):
@@ -45,7 +45,7 @@ def gate_resolve(
     goal_id: GoalId,
     gate_id: GateId,
     resolution: Annotated[str | None, typer.Option("--resolution", help="The owner's answer.")] = None,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Resolve an operator gate."""
     with reporting(fmt):
@@ -66,7 +66,7 @@ def focus_wait(
         float | None,
         typer.Option("--poll-every-minutes", help="Let an agent poll for the evidence this often."),
     ] = None,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """Make the goal wait on external evidence until a time."""
     with reporting(fmt):
@@ -87,7 +87,9 @@ def focus_wait(
 
 
 @focus_app.command("poll")
-def focus_poll(ctx: typer.Context, goal_id: GoalId, agent_id: AgentId, fmt: JsonFormat = Format.json) -> None:
+def focus_poll(
+    ctx: typer.Context, goal_id: GoalId, agent_id: AgentId, fmt: FormatOption = Format.auto
+) -> None:
     """Record a monitor poll that found nothing yet."""
     from loopx_core.ids import check_id
 
@@ -104,7 +106,7 @@ def focus_clear(
     evidence: Annotated[
         str | None, typer.Option("--evidence", "-e", help="The evidence that arrived.")
     ] = None,
-    fmt: JsonFormat = Format.json,
+    fmt: FormatOption = Format.auto,
 ) -> None:
     """End the focus wait."""
     with reporting(fmt):

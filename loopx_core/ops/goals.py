@@ -172,3 +172,57 @@ def register_agent(
         return entry
 
     return store.update_registry(change)
+
+
+def archive_goal(store: Store, goal_id: str, now: datetime) -> GoalEntry:
+    """Archive a goal: it is `done` (should-run says so), its state, runs and ledger all kept.
+
+    Refused (conflict) while an agent has an open turn in it: cancel or settle that first.
+    `loopx goal resume` makes it active again.
+    """
+    check_id("goal", goal_id)
+    require_goal(store.read_registry(), goal_id)
+    busy = sorted(store.read_goal(goal_id).open_turns)
+    if busy:
+        raise ConflictError(
+            f"goal {goal_id!r} has an open turn of {', '.join(busy)}: cancel or settle it first"
+        )
+    return set_goal_status(store, goal_id, "done", now)
+
+
+def list_agents(store: Store) -> list[AgentEntry]:
+    """Every registered agent, by id."""
+    return sorted(store.read_registry().agents.values(), key=lambda a: a.agent_id)
+
+
+def show_agent(store: Store, agent_id: str) -> dict[str, Any]:
+    """An agent's registry entry and, per goal, the turn it has open and the todos it holds."""
+    registry = store.read_registry()
+    agent = require_agent(registry, agent_id)
+    work = []
+    for goal_id in sorted(registry.goals):
+        state = store.read_goal(goal_id)
+        held = [t.todo_id for t in state.todos if t.claimed_by == agent_id]
+        turn = state.open_turns.get(agent_id)
+        if held or turn:
+            work.append({"goal_id": goal_id, "open_turn": turn, "claimed_todos": held})
+    return {"agent": agent.model_dump(mode="json", exclude_none=True), "work": work}
+
+
+def remove_agent(store: Store, agent_id: str) -> AgentEntry:
+    """Unregister an agent that holds nothing: no open turn, no claimed todo (else a conflict).
+
+    Runs, ledger events and journals keep naming it (they are history); registering the same
+    id again later is allowed.
+    """
+    held = show_agent(store, agent_id)["work"]
+    if held:
+        where = ", ".join(w["goal_id"] for w in held)
+        raise ConflictError(
+            f"agent {agent_id!r} still holds work in {where}: cancel its turn or release its todos first"
+        )
+
+    def change(registry: Registry) -> AgentEntry:
+        return registry.agents.pop(require_agent(registry, agent_id).agent_id)
+
+    return store.update_registry(change)

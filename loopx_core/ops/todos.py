@@ -254,3 +254,34 @@ def block_todo(store: Store, goal_id: str, todo_id: str, reason: str, now: datet
         return todo
 
     return store.update_goal(goal_id, change)
+
+
+def show_todo(store: Store, goal_id: str, todo_id: str) -> Todo:
+    """One todo of a goal."""
+    check_id("goal", goal_id)
+    require_goal(store.read_registry(), goal_id)
+    return require_todo(store.read_goal(goal_id), todo_id)
+
+
+def archive_todo(store: Store, goal_id: str, todo_id: str, now: datetime, reason: str | None = None) -> Todo:
+    """Archive a todo: it is `deferred` (no agent is offered it), kept with its history.
+
+    A claimed todo is refused (conflict): release it or let its turn settle first; a done
+    todo stays done. `loopx todo update` re-opens an archived todo.
+    """
+    check_id("goal", goal_id)
+    require_goal(store.read_registry(), goal_id)
+    check_id("todo", todo_id)
+
+    def change(state: GoalState) -> Todo:
+        todo = require_todo(state, todo_id)
+        if todo.status == "done":
+            raise RefusedError(f"todo {todo_id!r} is done: it stays in the history", code="todo_done")
+        if todo.status == "claimed":
+            raise ConflictError(f"todo {todo_id!r} is claimed by {todo.claimed_by!r}: release it first")
+        todo.status = "deferred"
+        todo.blocked_reason = (reason or "").strip() or "archived"
+        todo.updated_at = now
+        return todo
+
+    return store.update_goal(goal_id, change)
