@@ -98,3 +98,13 @@ def test_a_heartbeat_never_fails_a_tick(loop: Cli, project: Project) -> None:
     (folder / "ticker.json").mkdir()  # a folder where the record goes
     result = loop("quota", "should-run", "-g", "g", "-a", "ticker")
     assert result.exit_code == 0 and result.stderr == ""
+
+
+def test_an_agent_whose_every_goal_ended_is_not_stalled_while_others_go_on(loop: Cli) -> None:
+    assert loop("goal", "add", "-g", "other", "-o", "Another loop").exit_code == 0
+    loop("quota", "scheduler-ack", "-g", "g", "-a", "ticker", "--rrule", "FREQ=HOURLY", now=at(0))
+    assert statuses(loop, at(120))["ticker"] == "stalled"  # its goal g is active
+    loop("goal", "stop", "-g", "g")
+    assert statuses(loop, at(120))["ticker"] == "paused"  # `other` goes on, but ticker never worked there
+    loop("quota", "scheduler-ack", "-g", "other", "-a", "ticker", "--rrule", "FREQ=HOURLY", now=at(0))
+    assert statuses(loop, at(120))["ticker"] == "stalled"  # now it does

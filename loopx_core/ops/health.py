@@ -153,10 +153,13 @@ class Liveness:
 
 
 def _signs(store: Store, registry: Registry) -> tuple[dict[str, list[tuple[datetime, str]]], set[str]]:
-    """Every agent's signs of life in the store, and the agents whose heartbeat the host paused."""
+    """Every agent's signs of life in the store, and the agents with nothing to beat for: every
+    heartbeat of theirs the host paused, or every goal they showed life in no longer active."""
     signs: dict[str, list[tuple[datetime, str]]] = {a: [] for a in registry.agents}
     paused: dict[str, bool] = {}
-    for goal_id in registry.goals:
+    working: dict[str, bool] = {}
+    for goal_id, goal in registry.goals.items():
+        before = {a: len(s) for a, s in signs.items()}
         with contextlib.suppress(StateInvalidError, NotFoundError):
             for agent_id, entry in store.read_scheduler(goal_id).agents.items():
                 for at, what in ((entry.acked_at, "scheduler ack"), (entry.failed_at, "scheduler failure")):
@@ -171,7 +174,11 @@ def _signs(store: Store, registry: Registry) -> tuple[dict[str, list[tuple[datet
             for agent_id, key in store.read_goal(goal_id).open_turns.items():
                 if agent_id in signs:
                     signs[agent_id].append((store.read_journal(goal_id, key).updated_at, "turn journal"))
-    return signs, {a for a, p in paused.items() if p}
+        for agent_id, count in before.items():
+            if len(signs[agent_id]) > count:  # the agent works on this goal
+                working[agent_id] = working.get(agent_id, False) or goal.status == "active"
+    idle = {a for a, p in paused.items() if p} | {a for a, w in working.items() if not w}
+    return signs, idle
 
 
 def _time(value: object) -> datetime:
