@@ -103,7 +103,7 @@ def test_uninstall_keeps_a_user_edited_file(cli: Cli, target: Path) -> None:
     command = target / ".claude/commands/loopx-status.md"
     command.write_text("mine now\n")
     installed = tree(target)
-    result = skills(cli, "--uninstall", "--surface", "claude-code", target=target)
+    result = skills(cli, "--uninstall", "--surface", "claude-code", "-f", "markdown", target=target)
     assert result.exit_code == 5 and "Nothing written" in result.stdout  # type: ignore[attr-defined]
     assert tree(target) == installed
     forced = skills(cli, "--uninstall", "--surface", "claude-code", "--force", "-f", "json", target=target)
@@ -128,7 +128,7 @@ def test_shared_skill_survives_until_its_last_owner_leaves(cli: Cli, target: Pat
 
 def test_dry_run_prints_a_diff_and_writes_nothing(cli: Cli, target: Path) -> None:
     before = tree(target)
-    result = skills(cli, "--install", "--surface", "codex-app", "--dry-run", target=target)
+    result = skills(cli, "--install", "--surface", "codex-app", "--dry-run", "-f", "markdown", target=target)
     assert result.exit_code == 0  # type: ignore[attr-defined]
     out = result.stdout  # type: ignore[attr-defined]
     assert (
@@ -217,7 +217,7 @@ def test_values_are_quoted_for_their_format(cli: Cli, target: Path) -> None:
 def test_usage_errors(cli: Cli, target: Path) -> None:
     assert skills(cli, "--install", "--uninstall", "--surface", "dsh", target=target).exit_code == 2  # type: ignore[attr-defined]
     unknown = skills(cli, "--install", "--surface", "vim", target=target)
-    assert unknown.exit_code == 2 and "unknown surface 'vim'" in unknown.stderr  # type: ignore[attr-defined]
+    assert unknown.exit_code == 2 and "unknown --surface 'vim'" in unknown.stderr  # type: ignore[attr-defined]
     assert skills(cli, "--install", "--surface", "dsh", "--layout", "plugin", target=target).exit_code == 2  # type: ignore[attr-defined]
     assert skills(cli, "--install", "--surface", "dsh", "-g", "Bad/Id", target=target).exit_code == 2  # type: ignore[attr-defined]
 
@@ -255,3 +255,24 @@ def test_dsh_agents_home_takes_the_user_skill(
     assert (tmp_path / "agents/skills/loopx/SKILL.md").is_file()
     assert (tmp_path / "dsh/plugins/loopx-dsh/package.json").is_file()
     assert not (tmp_path / "dsh/skills").exists()
+
+
+def test_report_says_restore_for_shared_files_put_back_and_aligns_its_columns(cli: Cli, target: Path) -> None:
+    skills(cli, "--install", "--surface", "claude-code", target=target)
+    gone = skills(cli, "--uninstall", "--surface", "claude-code", "-f", "json", target=target)
+    statuses = {f["path"]: f["status"] for f in gone.json()["files"]}  # type: ignore[attr-defined]
+    assert statuses[".mcp.json"] == "restore" and statuses[".claude/commands/loopx-status.md"] == "remove"
+    assert json.loads((target / ".mcp.json").read_text()) == USER_MCP
+    skills(cli, "--install", "--surface", "claude-code", target=target)
+    text = skills(cli, "--uninstall", "--surface", "claude-code", "-f", "markdown", target=target).stdout  # type: ignore[attr-defined]
+    rows = [line for line in text.splitlines() if line.startswith("  ")]
+    assert len(rows) == len(statuses)
+    assert len({line.index(".", 2) if line.split()[1].startswith(".") else -1 for line in rows} - {-1}) == 1
+
+
+def test_user_scope_paths_are_shown_from_home(cli: Cli) -> None:
+    text = cli(
+        "workflow-skills", "--install", "--surface", "claude-code", "--scope", "user", "-f", "markdown"
+    ).stdout
+    rows = [line.split()[1] for line in text.splitlines() if line.startswith("  ")]
+    assert rows and all(path.startswith(("~/", "$")) for path in rows), rows
