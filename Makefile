@@ -6,13 +6,19 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: demo test test-nocov coverage-report mutate lint bench docs hosts clean
 
+# SETUP_PIP_FLAGS="--progress-bar on" shows pip's progress; `make demo` does, so its first run is never a silent minute.
+SETUP_PIP_FLAGS ?= --quiet
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install $(SETUP_PIP_FLAGS) --upgrade pip
+	$(BIN)/python -m pip install $(SETUP_PIP_FLAGS) -e '.[test]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+demo:
+	@[ -f $(STAMP) ] || echo "==> Setting up $(VENV) (first run only, about a minute): a venv, then pip installs LoopX and its tools"
+	@$(MAKE) --no-print-directory $(STAMP) SETUP_PIP_FLAGS="--progress-bar on"
+	@echo "==> Running the demo (scripts/demo.py)"
 	$(BIN)/python scripts/demo.py
 
 lint: $(STAMP)

@@ -42,8 +42,12 @@ class Story:
         """Run `loopx COMMAND EXTRA...` at story time `at` (HH:MM); print and return stdout."""
         args = [*shlex.split(command), *extra]
         env = {**self.env, "LOOPX_NOW": f"2026-11-29T{at}:00Z"}
+        # Shown as on a terminal: what a terminal gets by default (`auto` is human there; the
+        # demo's stdout is a pipe, so it asks for it). Read back by the story: JSON, as piped.
+        chosen = any(a in ("-f", "--format") or a.startswith("--format=") for a in args)
+        run = [*args, "--format", "human"] if show and not chosen else args
         proc = subprocess.run(
-            [LOOPX, *args], capture_output=True, text=True, env=env, cwd=self.root, check=False
+            [LOOPX, *run], capture_output=True, text=True, env=env, cwd=self.root, check=False
         )
         if show:
             print(f"{DIM}[{at}]{RESET} $ loopx {shlex.join(args)}")
