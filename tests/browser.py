@@ -177,6 +177,7 @@ def served_thread(store: Store, token: str = "t" * 24, *, poll_seconds: float = 
     server = uvicorn.Server(
         uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=1)
     )
+    app.dashboard.watcher.stop_when = lambda: server.should_exit  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 15

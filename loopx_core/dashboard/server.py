@@ -6,6 +6,7 @@ shutdown, so Ctrl-C ends the command at once even while pages hold their event s
 
 from __future__ import annotations
 
+import contextlib
 import socket
 from urllib.parse import quote
 
@@ -49,7 +50,7 @@ def url(host: str, sock: socket.socket, token: str) -> str:
 
 
 def serve(app: object, sock: socket.socket) -> None:
-    """Serve `app` on `sock` until interrupted (SIGINT or SIGTERM)."""
+    """Serve `app` on `sock` until interrupted: Ctrl-C (SIGINT) returns, SIGTERM ends the process."""
     import uvicorn
 
     config = uvicorn.Config(
@@ -60,4 +61,9 @@ def serve(app: object, sock: socket.socket) -> None:
         server_header=False,
         timeout_graceful_shutdown=GRACEFUL_SECONDS,
     )
-    uvicorn.Server(config).run(sockets=[sock])
+    server = uvicorn.Server(config)
+    watcher = getattr(getattr(app, "dashboard", None), "watcher", None)
+    if watcher is not None:  # open event streams end as soon as the server stops, not at its timeout
+        watcher.stop_when = lambda: server.should_exit
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the Ctrl-C it shut down on
+        server.run(sockets=[sock])

@@ -124,14 +124,20 @@ class Watcher:
         self.generation = 0
         self.listeners = 0
         self.stopping = False
+        self.stop_when: Callable[[], bool] = lambda: False
+        """Set by the server: True once it is shutting down (every stream then ends at once)."""
         self._changed = asyncio.Condition()
         self._task: asyncio.Task[None] | None = None
         self._last: str | None = None
+        self._polled_at = 0.0
 
     async def _poll(self) -> None:
         while not self.stopping:
-            await asyncio.sleep(self.poll_seconds)
-            if not self.listeners:
+            await asyncio.sleep(min(self.poll_seconds, 0.25) if self.listeners else self.poll_seconds)
+            if self.stop_when():
+                await self.release()
+                return
+            if not self.listeners or not self._due():
                 continue
             current = await asyncio.to_thread(self.fingerprint)
             if self._last is not None and current != self._last:
@@ -140,6 +146,20 @@ class Watcher:
                     self._changed.notify_all()
             self._last = current
 
+    def _due(self) -> bool:
+        """True when a poll interval has passed since the last fingerprint."""
+        clock = asyncio.get_running_loop().time()
+        if clock - self._polled_at < self.poll_seconds:
+            return False
+        self._polled_at = clock
+        return True
+
+    async def release(self) -> None:
+        """End every stream now (the server is stopping)."""
+        self.stopping = True
+        async with self._changed:
+            self._changed.notify_all()
+
     def start(self) -> None:
         """Start polling (in the server's event loop)."""
         if self._task is None:
@@ -147,9 +167,7 @@ class Watcher:
 
     async def stop(self) -> None:
         """Stop polling and release every listener."""
-        self.stopping = True
-        async with self._changed:
-            self._changed.notify_all()
+        await self.release()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
