@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from loopx_core.quota import EVALUATION_ORDER
 from tests.conftest import REPO
@@ -141,3 +144,81 @@ def test_readme_layout_matches_the_tree() -> None:
     }
     folders = {p.name for p in REPO.iterdir() if p.is_dir() and not p.name.startswith(".")}
     assert sorted(folders - top - {"build", "dist"}) == [], "README layout lacks top-level folders"
+
+
+USER_PAGES = {
+    # page: what the project holds before the page's commands run (each a `loopx` argv)
+    "troubleshooting.md": [["workflow-skills", "--install", "--surface", "claude-code"]],
+    "upgrading.md": [
+        ["workflow-skills", "--install", "--surface", s] for s in ("claude-code", "codex-app", "dsh")
+    ],
+    "removing.md": [
+        ["workflow-skills", "--install", "--surface", s] for s in ("claude-code", "codex-app", "dsh")
+    ],
+    "committing.md": [],
+    "platforms.md": [],
+}
+
+
+def page_commands(text: str) -> list[tuple[str, int]]:
+    """Each `$ ` line of a page's console blocks, and the exit code it expects (`# exit N`, else 0)."""
+    found = []
+    for block in re.findall(r"```console\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            line = line.strip()
+            if line.startswith("$ "):
+                command, _, note = line[2:].partition("  # ")
+                expected = re.fullmatch(r"exit (\d+)", note.strip())
+                found.append((command.strip(), int(expected[1]) if expected else 0))
+    return found
+
+
+def run_page(commands: list[tuple[str, int]], setup: list[list[str]], folder: Path) -> list[str]:
+    """Run the commands in a fresh project (after `setup`); the ones that did not exit as expected."""
+    from tests.conftest import LOOPX_BIN, T0_ISO
+
+    project = folder / "project"
+    project.mkdir()
+    env = {**os.environ, "PATH": f"{LOOPX_BIN.parent}{os.pathsep}{os.environ['PATH']}", "LOOPX_NOW": T0_ISO}
+    env.pop("LOOPX_ROOT", None)
+    first = [
+        ["init"],
+        ["goal", "add", "--goal-id", "parser", "--objective", "Ship a tested parser"],
+        ["agent", "register", "--agent-id", "builder", "--capability", "python"],
+        *setup,
+    ]
+    for argv in first:
+        subprocess.run([str(LOOPX_BIN), *argv], cwd=project, env=env, capture_output=True, check=True)
+    wrong = []
+    for command, expected in commands:
+        proc = subprocess.run(
+            ["bash", "-c", command], cwd=project, env=env, capture_output=True, text=True, check=False
+        )
+        if proc.returncode != expected:
+            wrong.append(f"{command} -> exit {proc.returncode}, not {expected}: {proc.stderr.strip()[:300]}")
+    return wrong
+
+
+@pytest.mark.parametrize("page", sorted(USER_PAGES))
+def test_every_command_of_the_user_pages_runs(page: str, tmp_path: Path) -> None:
+    commands = page_commands((REPO / "docs" / page).read_text())
+    assert commands, page
+    assert run_page(commands, USER_PAGES[page], tmp_path) == []
+
+
+def test_the_readme_use_block_runs(tmp_path: Path) -> None:
+    readme = (REPO / "README.md").read_text()
+    use = readme.split("## Use\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"(?:^    \S.*\n)+", use, re.M)
+    commands = [line.strip().split("  #")[0].strip() for line in blocks[0].splitlines()]
+    assert commands[0] == "loopx init" and len(commands) >= 6
+    from tests.conftest import LOOPX_BIN
+
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {**os.environ, "PATH": f"{LOOPX_BIN.parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("LOOPX_ROOT", None)
+    for command in commands:
+        proc = subprocess.run(["bash", "-c", command], cwd=project, env=env, capture_output=True, text=True)
+        assert proc.returncode == 0, (command, proc.stderr)
+    assert (project / ".loopx/.gitignore").is_file()

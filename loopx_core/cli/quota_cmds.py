@@ -98,6 +98,9 @@ def spend(
 ) -> None:
     """Charge a settled turn to the quota, bound to its identity (once, after its writeback).
 
+    With --turn-key this is `loopx turn spend` (this spelling is kept for one release); with
+    --manual an owner's charge bound to no turn.
+
     Refusals: writeback_missing (13), identity_mismatch (12), budget_rejected (15),
     permission_denied (16), cancelled (17). A repeated spend returns its receipt.
     """

@@ -229,8 +229,9 @@ def complete(
 ) -> None:
     """Mark a todo done with its evidence (agent todos: by the lease holder).
 
-    With --no-follow-up --turn-key K it is the turn's terminal closeout: allowed only after
-    the turn's writeback and spend receipts (11 receipt_missing, 18 closeout_rejected).
+    With --no-follow-up --turn-key K it is the turn's terminal closeout, `loopx turn closeout`
+    (this spelling is kept for one release): allowed only after the turn's writeback and
+    spend receipts (11 receipt_missing, 18 closeout_rejected).
     """
     from loopx_core.errors import UsageError
 
