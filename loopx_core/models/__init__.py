@@ -1,9 +1,36 @@
-"""Pydantic models of every file LoopX keeps under `.loopx/`, each with `schema_version`."""
+"""Pydantic models of every file LoopX keeps under `.loopx/`, each with `schema_version`.
 
-from loopx_core.models.common import SCHEMA_VERSION, Id, StrictModel
-from loopx_core.models.goal import Gate, GoalState, HealthFinding, Todo, WaitingOn
-from loopx_core.models.ledger import LedgerEvent
-from loopx_core.models.registry import AgentEntry, GoalEntry, QuotaPolicy, Registry
+The names load on first use (PEP 562), so `loopx_core.models.lean` and
+`loopx_core.models.identity` import without pydantic; `from loopx_core.models import Todo`
+works as before and builds the pydantic models then.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from loopx_core.models.common import SCHEMA_VERSION, Id, StrictModel
+    from loopx_core.models.goal import Gate, GoalState, HealthFinding, Todo, WaitingOn
+    from loopx_core.models.ledger import LedgerEvent
+    from loopx_core.models.registry import AgentEntry, GoalEntry, QuotaPolicy, Registry
+
+_HOMES = {
+    "SCHEMA_VERSION": "common",
+    "Id": "common",
+    "StrictModel": "common",
+    "Gate": "goal",
+    "GoalState": "goal",
+    "HealthFinding": "goal",
+    "Todo": "goal",
+    "WaitingOn": "goal",
+    "LedgerEvent": "ledger",
+    "AgentEntry": "registry",
+    "GoalEntry": "registry",
+    "QuotaPolicy": "registry",
+    "Registry": "registry",
+}
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -20,3 +47,13 @@ __all__ = [
     "Todo",
     "WaitingOn",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a model's module the first time one of its names is asked for."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

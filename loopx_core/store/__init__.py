@@ -1,7 +1,28 @@
-"""The state store: atomic files under `.loopx/`, per-goal locks, an append-only ledger."""
+"""The state store: atomic files under `.loopx/`, per-goal locks, an append-only ledger.
 
-from loopx_core.store.base import Store
-from loopx_core.store.choice import open_store
-from loopx_core.store.files import FileStore, find_root
+The names load on first use (PEP 562), so `loopx_core.store.lean` imports without pydantic.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from loopx_core.store.base import Store
+    from loopx_core.store.choice import open_store
+    from loopx_core.store.files import FileStore, find_root
+
+_HOMES = {"Store": "base", "open_store": "choice", "FileStore": "files", "find_root": "files"}
 
 __all__ = ["FileStore", "Store", "find_root", "open_store"]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a name's module the first time it is asked for."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

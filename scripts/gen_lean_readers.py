@@ -1,0 +1,561 @@
+"""Write loopx_core/models/lean.py: pydantic-free readers derived from the stored models.
+
+pydantic stays the one definition of every file's schema. This script walks those models
+(fields, annotations, constraints, defaults, field validators, methods) and writes a module
+that parses the same files with the standard library only, for the hot read path. The lean
+reader accepts a document only when it is sure pydantic would accept it with the same values
+(canonical JSON types, times in the ISO form LoopX writes); on any doubt it answers None and
+the caller validates with pydantic, so refusals keep pydantic's exact error.
+tests/test_lean_readers.py checks the module is current and that both agree on generated files.
+
+Run `python scripts/gen_lean_readers.py` after changing a model (`--check`: exit 1 if stale).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import math
+import subprocess
+import sys
+import textwrap
+import types
+import typing
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+from annotated_types import Ge, Gt, Le, Lt
+from pydantic import AfterValidator, BaseModel, StringConstraints
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from loopx_core.models import domain  # noqa: E402
+from loopx_core.models.goal import GoalState  # noqa: E402
+from loopx_core.models.journal import TurnJournal  # noqa: E402
+from loopx_core.models.ledger import LedgerEvent  # noqa: E402
+from loopx_core.models.registry import Registry  # noqa: E402
+from loopx_core.models.scheduler import SchedulerState  # noqa: E402
+
+TARGET = REPO / "loopx_core" / "models" / "lean.py"
+ROOTS: tuple[type[BaseModel], ...] = (Registry, GoalState, LedgerEvent, TurnJournal, SchedulerState)
+"""The files the hot path reads; every model they contain is generated too."""
+PURE_MODULES = ("math", "loopx_core.models.identity", "loopx_core.ids", "loopx_core.errors")
+"""Modules a copied method may use (none imports pydantic)."""
+
+
+class Generator:
+    """Collects the generated source for every model reachable from ROOTS."""
+
+    def __init__(self) -> None:
+        self.models: list[type[BaseModel]] = []
+        self.imports: set[str] = set()
+        self.constants: dict[str, str] = {}
+
+    def visit(self, model: type[BaseModel]) -> None:
+        """Queue `model` and every model its fields contain (contained ones first)."""
+        if model in self.models:
+            return
+        for info in model.model_fields.values():
+            for inner in _models_in(info.annotation):
+                self.visit(inner)
+        self.models.append(model)
+
+    # -- field checks ---------------------------------------------------------------------
+    def check(self, annotation: Any, metadata: list[Any]) -> str:
+        """The expression of a checker for one annotated type."""
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            base, *more = get_args(annotation)
+            return self.check(base, [*more, *metadata])
+        if origin in (Union, types.UnionType):
+            options = [a for a in get_args(annotation) if a is not type(None)]
+            if len(options) != len(get_args(annotation)) - 1 or len(options) != 1:
+                raise SystemExit(f"unsupported union {annotation!r}")
+            return f"_optional({self.check(options[0], metadata)})"
+        if origin is Literal:
+            return f"_literal({get_args(annotation)!r})"
+        if origin is list:
+            (item,) = get_args(annotation)
+            return f"_list({self.check(item, [])})"
+        if origin is dict:
+            key, value = get_args(annotation)
+            return f"_dict({self.check(key, [])}, {self.check(value, [])})"
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            return f"_model_{annotation.__name__}"
+        if annotation is Any:
+            return "_any"
+        return self.scalar(annotation, _flatten(metadata))
+
+    def scalar(self, annotation: Any, metadata: list[Any]) -> str:
+        """A checker for str, int, float, bool or a time, with its constraints."""
+        bounds = {"ge": None, "gt": None, "le": None, "lt": None}
+        pattern = None
+        after = []
+        for item in metadata:
+            if isinstance(item, Ge):
+                bounds["ge"] = item.ge
+            elif isinstance(item, Gt):
+                bounds["gt"] = item.gt
+            elif isinstance(item, Le):
+                bounds["le"] = item.le
+            elif isinstance(item, Lt):
+                bounds["lt"] = item.lt
+            elif isinstance(item, StringConstraints) and item.pattern is not None:
+                pattern = item.pattern
+            elif isinstance(item, AfterValidator):
+                after.append(item.func)
+            elif type(item).__name__ == "AllowInfNan":
+                pass  # the lean checker refuses every non-finite number anyway
+            else:
+                raise SystemExit(f"unsupported constraint {item!r} on {annotation!r}")
+        limits = ", ".join(f"{k}={v!r}" for k, v in bounds.items() if v is not None)
+        if annotation is bool:
+            return "_bool"
+        if annotation is int:
+            return f"_int({limits})"
+        if annotation is float:
+            return f"_float({limits})"
+        if annotation is str:
+            if after == [domain._id] and pattern == domain.ID_PATTERN:
+                return "_id"
+            if after or pattern:
+                raise SystemExit(f"unsupported string constraints {metadata!r}")
+            return "_str"
+        if annotation in (datetime, domain.AwareDatetime):
+            ends = [_time_end(f) for f in after]
+            if len(ends) > 1:
+                raise SystemExit(f"unsupported time validators {after!r}")
+            end = ends[0] if ends else None
+            if end is None:
+                return "_time(None)"
+            self.imports.add("from datetime import UTC, datetime")
+            return f"_time(datetime({end.year}, {end.month}, {end.day}, tzinfo=UTC))"
+        raise SystemExit(f"unsupported type {annotation!r}")
+
+    # -- classes ---------------------------------------------------------------------------
+    def model_source(self, model: type[BaseModel]) -> str:
+        """The lean class and its checker for one model."""
+        name = model.__name__
+        fields = []
+        for field, info in model.model_fields.items():
+            fields.append(
+                f"        ({field!r}, {self.check(info.annotation, list(info.metadata))}, {self.default(info)}),"
+            )
+        validators = self.validators(model)
+        methods = self.methods(model)
+        doc = (model.__doc__ or name).strip().splitlines()[0]
+        return "\n".join(
+            [
+                f"class {name}(_Lean):",
+                f'    """{doc} (lean twin of `{model.__module__}.{name}`)."""',
+                "",
+                f"    __slots__ = {tuple(model.model_fields)!r}",
+                *methods,
+                "",
+                "",
+                f"_model_{name} = _model(",
+                f"    {name},",
+                "    (",
+                *fields,
+                "    ),",
+                f"    {validators},",
+                ")",
+            ]
+        )
+
+    def default(self, info: FieldInfo) -> str:
+        """`_REQUIRED`, a constant default, or a factory."""
+        if info.default_factory is not None:
+            factory = info.default_factory
+            if factory in (list, dict):
+                return factory.__name__
+            if isinstance(factory, type) and issubclass(factory, BaseModel):
+                return f"lambda: _model_{factory.__name__}({{}})"
+            raise SystemExit(f"unsupported default factory {factory!r}")
+        if info.default is PydanticUndefined:
+            return "_REQUIRED"
+        if info.default is None or isinstance(info.default, bool | int | float | str):
+            return f"lambda: {info.default!r}"
+        raise SystemExit(f"unsupported default {info.default!r}")
+
+    def validators(self, model: type[BaseModel]) -> str:
+        """`{field: function}` of the model's field validators (copied, mode after)."""
+        found = {}
+        for decorator in model.__pydantic_decorators__.field_validators.values():
+            if decorator.info.mode != "after":
+                raise SystemExit(f"unsupported validator mode {decorator.info.mode}")
+            func = decorator.func.__func__ if hasattr(decorator.func, "__func__") else decorator.func
+            copied = f"_{model.__name__}{func.__name__}"
+            self.copy_function(func, copied, model, static=True)
+            for field in decorator.info.fields:
+                found[field] = copied
+        return "{" + ", ".join(f"{k!r}: {v}" for k, v in found.items()) + "}"
+
+    def methods(self, model: type[BaseModel]) -> list[str]:
+        """Every method and property the model defines itself, copied."""
+        lines: list[str] = []
+        for attr, value in model.__dict__.items():
+            func = value.fget if isinstance(value, property) else value
+            if not inspect.isfunction(func) or attr.startswith("__") or attr in _validator_names(model):
+                continue
+            self.require_globals(func, model)
+            source = textwrap.dedent(inspect.getsource(func))
+            if isinstance(value, property) and not source.startswith("@property"):
+                source = "@property\n" + source
+            lines += ["", *textwrap.indent(source.rstrip(), "    ").splitlines()]
+        return lines
+
+    def copy_function(self, func: Any, name: str, model: type[BaseModel], *, static: bool) -> None:
+        """Copy a validator as a module-level function `name(cls, value)`."""
+        self.require_globals(func, model)
+        source = textwrap.dedent(inspect.getsource(func))
+        tree = ast.parse(source)
+        node = tree.body[0]
+        assert isinstance(node, ast.FunctionDef)
+        node.decorator_list = []
+        node.name = name
+        self.constants[name] = ast.unparse(tree)
+
+    def require_globals(self, func: Any, model: type[BaseModel]) -> None:
+        """Make every global a copied function uses available: a model, a constant or an import."""
+        module = sys.modules[func.__module__]
+        for name in _global_names(func):
+            if hasattr(builtins, name):
+                continue
+            value = module.__dict__.get(name)
+            if isinstance(value, type) and issubclass(value, BaseModel):
+                continue  # the lean twin has the same name
+            if isinstance(value, types.ModuleType) and value.__name__ in PURE_MODULES:
+                self.imports.add(f"import {value.__name__}")
+            elif getattr(value, "__module__", None) in PURE_MODULES and callable(value):
+                self.imports.add(f"from {value.__module__} import {name}")
+            elif _is_constant(value):
+                self.constants.setdefault(name, f"{name} = {_source(value)}")
+            elif value is typing.Any or value is Literal:
+                continue
+            else:
+                raise SystemExit(
+                    f"{model.__name__}.{func.__name__} uses {name!r}, which the lean module cannot have"
+                )
+
+    def render(self) -> str:
+        """The whole module."""
+        for root in ROOTS:
+            self.visit(root)
+        bodies = [self.model_source(m) for m in self.models]
+        readers = ", ".join(f"{m.__name__!r}: _model_{m.__name__}" for m in self.models)
+        body = HEADER.format(script=Path(__file__).name)
+        body += "\n".join(sorted(self.imports)) + "\n\n"
+        body += RUNTIME
+        body += "\n\n".join(self.constants.values()) + "\n\n\n"
+        body += "\n\n\n".join(bodies)
+        body += f"\n\n\nCHECKERS: dict[str, Any] = {{{readers}}}\n"
+        body += '"""Each model\'s checker by name: `CHECKERS[name](parsed_json)` is a lean object or raises `Doubt`."""\n'
+        return body
+
+
+def _flatten(metadata: list[Any]) -> list[Any]:
+    out = []
+    for item in metadata:
+        inner = getattr(item, "metadata", None)
+        if isinstance(item, FieldInfo):
+            out += inner or []
+        else:
+            out.append(item)
+    return out
+
+
+def _time_end(func: Any) -> datetime:
+    """The exclusive end a `_time_before(end)` validator closes over."""
+    cells = dict(zip(func.__code__.co_freevars, func.__closure__ or (), strict=True))
+    if func.__qualname__ != "_time_before.<locals>.within" or "end" not in cells:
+        raise SystemExit(f"unsupported time validator {func!r}")
+    return cells["end"].cell_contents  # type: ignore[no-any-return]
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in get_args(annotation) for m in _models_in(arg)]
+
+
+def _validator_names(model: type[BaseModel]) -> set[str]:
+    return {d.cls_var_name for d in model.__pydantic_decorators__.field_validators.values()}
+
+
+def _global_names(func: Any) -> set[str]:
+    names: set[str] = set()
+    stack = [func.__code__]
+    while stack:
+        code = stack.pop()
+        names |= set(code.co_names)
+        stack += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    return {n for n in names if n in sys.modules[func.__module__].__dict__}
+
+
+def _source(value: Any) -> str:
+    """A constant as source text, the same in every run (a frozenset's items sorted)."""
+    if isinstance(value, frozenset):
+        return "frozenset({" + ", ".join(_source(v) for v in sorted(value, key=repr)) + "})"
+    if isinstance(value, tuple):
+        return "(" + "".join(_source(v) + ", " for v in value) + ")"
+    return repr(value)
+
+
+def _formatted(text: str) -> str:
+    """`text` as `ruff format` leaves it (the repository's style)."""
+    ruff = Path(sys.executable).parent / "ruff"
+    proc = subprocess.run(
+        [str(ruff), "format", "--stdin-filename", str(TARGET), "-"],
+        input=text,
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"ruff format failed on the generated module: {proc.stderr.strip()}")
+    return proc.stdout
+
+
+def _is_constant(value: Any) -> bool:
+    if isinstance(value, bool | int | float | str) or value is None:
+        return not (isinstance(value, float) and not math.isfinite(value))
+    if isinstance(value, tuple | frozenset):
+        return all(_is_constant(v) for v in value)
+    return False
+
+
+HEADER = '''"""Lean readers of LoopX's files: GENERATED by scripts/{script} from the pydantic models.
+
+Do not edit: run `python scripts/{script}` after changing a model. pydantic stays the schema;
+this module only recognises documents pydantic would accept with the same values, in the
+canonical form LoopX writes, with the standard library (no pydantic import). Anything else
+raises `Doubt`, and the caller asks pydantic (loopx_core.store.lean), which accepts or refuses
+with its own error. tests/test_lean_readers.py proves both agree on generated files.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+'''
+
+RUNTIME = r'''import json
+import re
+from collections.abc import Callable
+from datetime import datetime as _datetime
+from typing import Any
+
+from loopx_core.ids import ID_PATTERN, is_valid_id
+
+
+class Doubt(Exception):
+    """The document may not be what pydantic accepts (or not with these values): ask pydantic."""
+
+
+_REQUIRED = object()
+_ID = re.compile(ID_PATTERN)
+_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?(Z|[+-][0-9]{2}:[0-9]{2})")
+Check = Callable[[Any], Any]
+
+
+def _doubt(_: object = None) -> Any:
+    raise Doubt
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value - value != 0:  # inf or nan from an overflowing literal
+        raise Doubt
+    return value
+
+
+def loads(data: bytes | str) -> Any:
+    """JSON as pydantic's parser would read it, or `Doubt` (NaN, Infinity, a lone surrogate, ...)."""
+    if isinstance(data, bytes):
+        if b"\\ud" in data or b"\\uD" in data:
+            raise Doubt
+        text = data.decode("utf-8")
+    else:
+        text = data
+    return json.loads(text, parse_constant=_doubt, parse_float=_finite_float)
+
+
+class _Lean:
+    """A plain record: the model's fields as attributes, no validation on assignment."""
+
+    __slots__ = ()
+
+    def __init__(self, **values: Any) -> None:
+        for name, value in values.items():
+            setattr(self, name, value)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
+        return f"{type(self).__name__}({shown})"
+
+
+def dump(value: Any) -> Any:
+    """A lean object as plain data (what pydantic's `model_dump()` gives for its twin)."""
+    if isinstance(value, _Lean):
+        return {n: dump(getattr(value, n)) for n in value.__slots__}
+    if isinstance(value, list):
+        return [dump(v) for v in value]
+    if isinstance(value, dict):
+        return {k: dump(v) for k, v in value.items()}
+    return value
+
+
+def _str(value: Any) -> str:
+    if type(value) is not str:
+        raise Doubt
+    return value
+
+
+def _any(value: Any) -> Any:
+    return value
+
+
+def _bool(value: Any) -> bool:
+    if type(value) is not bool:
+        raise Doubt
+    return value
+
+
+def _id(value: Any) -> str:
+    if type(value) is not str or _ID.fullmatch(value) is None or not is_valid_id(value):
+        raise Doubt
+    return value
+
+
+def _int(ge: int | None = None, gt: int | None = None, le: int | None = None, lt: int | None = None) -> Check:
+    def check(value: Any) -> int:
+        if type(value) is not int or not _within(value, ge, gt, le, lt):
+            raise Doubt
+        return value
+
+    return check
+
+
+def _float(
+    ge: float | None = None, gt: float | None = None, le: float | None = None, lt: float | None = None
+) -> Check:
+    def check(value: Any) -> float:
+        if type(value) is int:
+            if abs(value) > 2**53:
+                raise Doubt
+            value = float(value)
+        elif type(value) is not float:
+            raise Doubt
+        if not _within(value, ge, gt, le, lt):
+            raise Doubt
+        return value
+
+    return check
+
+
+def _within(value: float, ge: float | None, gt: float | None, le: float | None, lt: float | None) -> bool:
+    return (
+        (ge is None or value >= ge)
+        and (gt is None or value > gt)
+        and (le is None or value <= le)
+        and (lt is None or value < lt)
+    )
+
+
+_EPOCH = _datetime.fromisoformat("1970-01-01T00:00:00+00:00")
+
+
+def _time(end: _datetime | None) -> Check:
+    def check(value: Any) -> _datetime:
+        if type(value) is not str or _TIME.fullmatch(value) is None or value.endswith("-00:00"):
+            raise Doubt
+        try:
+            parsed = _datetime.fromisoformat(value)
+        except ValueError:
+            raise Doubt from None
+        if end is not None and not _EPOCH <= parsed < end:
+            raise Doubt
+        return parsed
+
+    return check
+
+
+def _optional(inner: Check) -> Check:
+    def check(value: Any) -> Any:
+        return None if value is None else inner(value)
+
+    return check
+
+
+def _literal(choices: tuple[Any, ...]) -> Check:
+    def check(value: Any) -> Any:
+        if not any(type(value) is type(c) and value == c for c in choices):
+            raise Doubt
+        return value
+
+    return check
+
+
+def _list(inner: Check) -> Check:
+    def check(value: Any) -> list[Any]:
+        if type(value) is not list:
+            raise Doubt
+        return [inner(v) for v in value]
+
+    return check
+
+
+def _dict(key: Check, inner: Check) -> Check:
+    def check(value: Any) -> dict[Any, Any]:
+        if type(value) is not dict:
+            raise Doubt
+        return {key(k): inner(v) for k, v in value.items()}
+
+    return check
+
+
+def _model(cls: type[_Lean], fields: tuple[tuple[str, Check, Any], ...], validators: dict[str, Any]) -> Check:
+    names = frozenset(f[0] for f in fields)
+
+    def check(value: Any) -> _Lean:
+        if type(value) is not dict or not names.issuperset(value):
+            raise Doubt
+        out = cls.__new__(cls)
+        for name, inner, default in fields:
+            if name in value:
+                field = inner(value[name])
+                if name in validators:
+                    try:
+                        field = validators[name](cls, field)
+                    except ValueError:
+                        raise Doubt from None
+            elif default is _REQUIRED:
+                raise Doubt
+            else:
+                field = default()
+            object.__setattr__(out, name, field)
+        return out
+
+    return check
+
+
+'''
+
+
+def main() -> None:
+    """Write (or `--check`) the module."""
+    text = _formatted(Generator().render())
+    if "--check" in sys.argv[1:]:
+        current = TARGET.read_text() if TARGET.exists() else ""
+        if current != text:
+            raise SystemExit(f"{TARGET.relative_to(REPO)} is stale: run python scripts/{Path(__file__).name}")
+        return
+    TARGET.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
