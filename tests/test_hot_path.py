@@ -1,4 +1,10 @@
-"""should-run's hot path: the fast entry matches typer and imports nothing it does not need."""
+"""The hot path: the fast entry matches typer, and each hot command imports only what it may.
+
+Every hot command (what hosts run on each heartbeat or stop) has a deterministic import list
+below: the heavy modules it may load today. A regression (a new heavy import) fails a test, not
+a stopwatch. The floor issue 15 asks for (none of them) is pinned as a strict xfail per
+command, with what still stands in the way, so reaching it flips the test.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +19,32 @@ from loopx_core.cli.entry import parse_fast
 from tests.conftest import T0_ISO, run_loopx
 
 HEAVY = ("typer", "click", "jinja2", "tomlkit", "mcp", "pluggy", "rich")
+FLOOR = ("pydantic", "pydantic_core", "typer", "click", "jinja2", "rich", "mcp", "tomlkit", "pluggy")
+"""Modules no hot command should need (issue 15)."""
+WHO = ["-g", "demo", "-a", "builder"]
+HOT: dict[str, tuple[list[str], frozenset[str], str]] = {
+    "quota should-run": (
+        ["quota", "should-run", *WHO],
+        frozenset({"pydantic", "pydantic_core"}),
+        "loopx_core/clock.py, quota.py and kernel/results.py import the pydantic models at module level",
+    ),
+    "hook claude-stop": (
+        ["hook", "claude-stop", *WHO],
+        frozenset({"pydantic", "pydantic_core", "typer", "pluggy"}),
+        "hooks go through typer's app and the pluggy host plugins (no lean entry yet)",
+    ),
+    "hook claude-session-start": (
+        ["hook", "claude-session-start", *WHO],
+        frozenset({"pydantic", "pydantic_core", "typer", "pluggy"}),
+        "hooks go through typer's app and the pluggy host plugins (no lean entry yet)",
+    ),
+    "heartbeat-prompt": (
+        ["heartbeat-prompt", *WHO, "--surface", "codex-app"],
+        frozenset({"pydantic", "pydantic_core", "typer", "pluggy", "jinja2"}),
+        "heartbeat-prompt goes through typer and renders the host's Jinja template",
+    ),
+}
+"""Each hot command: its arguments, the heavy modules it may import today, and why."""
 
 
 @pytest.fixture
@@ -25,6 +57,42 @@ def root(tmp_path: Path) -> Path:
     ):
         assert run_loopx(*args, root=tmp_path).exit_code == 0
     return tmp_path
+
+
+def heavy_imports(root: Path, argv: list[str]) -> set[str]:
+    """The FLOOR modules one in-process run of `loopx ARGV` (stdin `{}`) leaves loaded."""
+    code = (
+        "import sys, json\n"
+        "from loopx_core.cli.entry import main\n"
+        "try:\n"
+        f"    main(['--root', {str(root)!r}, *{argv!r}])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({FLOOR!r}))), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        input="{}",
+        capture_output=True,
+        text=True,
+        env={"LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root)},
+        check=True,
+    )
+    return set(json.loads(proc.stderr.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize("command", sorted(HOT))
+def test_hot_command_imports_only_its_list(root: Path, command: str) -> None:
+    argv, allowed, _ = HOT[command]
+    assert heavy_imports(root, argv) <= allowed
+
+
+@pytest.mark.parametrize(
+    "command",
+    [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=HOT[c][2])) for c in sorted(HOT)],
+)
+def test_hot_command_imports_none_of_the_floor(root: Path, command: str) -> None:
+    assert heavy_imports(root, HOT[command][0]) == set()
 
 
 def test_should_run_imports_no_heavy_modules(root: Path) -> None:
