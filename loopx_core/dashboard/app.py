@@ -286,4 +286,5 @@ def create_app(store: Store, guard: Guard, *, poll_seconds: float = POLL_SECONDS
         lifespan=lifespan,
         exception_handlers={404: dashboard.not_found, 405: dashboard.not_found},
     )
+    app.router.redirect_slashes = False  # `/agents/` is simply not a page (no redirect to build)
     return GuardMiddleware(app, dashboard)

@@ -1,0 +1,74 @@
+"""Class: text from the state reaching a page as markup. Every title, objective and message is text.
+
+Whatever a todo title, gate title, goal objective or finding message holds (markup, quotes,
+entities, control characters, any Unicode), the dashboard's pages show exactly that text:
+the autoescaping environment writes it escaped, so a title like `<script>alert(1)</script>`
+can never run or change the page.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from markupsafe import escape
+
+from loopx_core.dashboard.render import render
+from loopx_core.dashboard.views import attention_page, goal_page
+from loopx_core.ops import gates, goals, health, todos
+from loopx_core.store.files import FileStore
+
+T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+HOSTILE = st.sampled_from(
+    [
+        "<script>alert(1)</script>",
+        '"><img src=x onerror=alert(1)>',
+        "</div></main><script src=//evil.example/x.js></script>",
+        "&lt;already escaped&gt; &amp;",
+        "{{ 7 * 7 }} {% raw %}",
+        "javascript:alert(1)",
+        "' onmouseover='alert(1)",
+    ]
+)
+TEXT = st.one_of(HOSTILE, st.text(min_size=1, max_size=60)).filter(lambda s: s.strip() != "")
+CONTEXT = {"nav": "", "csrf": "c", "done": "", "path": "/", "fp": "f"}
+
+
+def page(store: FileStore, goal_id: str) -> tuple[str, str]:
+    """The rendered goal page and attention page."""
+    goal = render("goal.html", **CONTEXT, **goal_page(store, goal_id, T0))
+    queue = render("attention.html", **CONTEXT, **attention_page(store, T0))
+    return goal, queue
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> FileStore:
+    root = tmp_path_factory.mktemp("escaping")
+    s = FileStore(root)
+    s.init()
+    goals.register_agent(s, "a", [], T0)
+    return s
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(title=TEXT, gate=TEXT, objective=TEXT, message=TEXT, n=st.integers(0, 10**9))
+def test_state_text_is_shown_as_text(store: FileStore, title: str, gate: str, objective: str, message: str, n: int) -> None:
+    goal_id = f"g{n}"
+    if goal_id in store.read_registry().goals:
+        return
+    goals.add_goal(store, goal_id, objective, T0)
+    todo = todos.add_todo(store, goal_id, title, T0, required_capabilities=["no-one-has-it"])
+    shown_gate = gates.open_gate(store, goal_id, gate, T0)
+    finding = health.add_finding(store, goal_id, "f", "high", message)
+    goal_html, queue_html = page(store, goal_id)
+    for html in (goal_html, queue_html):
+        assert html.count("<script") == 1  # the page's own script tag only
+    assert f'<div class="title">{escape(todo.title)}</div>' in goal_html
+    assert f'<div class="title">{escape(shown_gate.title)}</div>' in goal_html
+    assert f'<p class="objective">{escape(objective.strip())}</p>' in goal_html
+    assert f"{escape(finding.message)}" in goal_html
+    assert f'<td class="title">{escape(shown_gate.title)}</td>' in queue_html
+    assert f'<td class="title">{escape(todo.title)}</td>' in queue_html  # the ask for the owner
