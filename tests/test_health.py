@@ -46,7 +46,7 @@ def test_low_and_medium_do_not_block_and_the_same_code_replaces(goal: Cli) -> No
     assert goal("quota", "should-run", "-g", "g", "-a", "a").json()["decision"] == "run"  # type: ignore[index]
     [finding] = goal("health", "list", "-g", "g", "-f", "json").json()["findings"]  # type: ignore[index]
     assert (finding["severity"], finding["message"]) == ("medium", "CI takes two hours")
-    assert "| g | slow-ci | medium | CI takes two hours |" in goal("health", "list").stdout
+    assert "| g | slow-ci | medium | CI takes two hours |" in goal("health", "list", "-f", "markdown").stdout
     assert goal("health", "clear", "-g", "g").json()["cleared"][0]["code"] == "slow-ci"  # type: ignore[index]
 
 

@@ -40,7 +40,7 @@ def test_history_lists_runs_newest_first_with_filters(tmp_path: Path, snapshot_j
         for r in json.loads(run_loopx("history", "-n", "1", "-f", "json", root=tmp_path).stdout)["runs"]
     ] == ["t3"]
     assert every == snapshot_json
-    assert run_loopx("history", root=tmp_path).stdout == snapshot_md
+    assert run_loopx("history", "-f", "markdown", root=tmp_path).stdout == snapshot_md
 
 
 def test_history_refuses_bad_filters_and_answers_a_damaged_history(tmp_path: Path) -> None:
@@ -67,4 +67,4 @@ def test_status_shows_the_last_run_and_a_done_goal_as_done(tmp_path: Path) -> No
     assert closed.exit_code == 0, closed.stderr
     [done] = json.loads(run_loopx("status", "--format", "json", root=tmp_path / "done").stdout)["goals"]
     assert (done["state"], done["who_acts"]) == ("done", "nobody")
-    assert "| done | nobody |" in run_loopx("status", root=tmp_path / "done").stdout
+    assert "| done | nobody |" in run_loopx("status", "-f", "markdown", root=tmp_path / "done").stdout

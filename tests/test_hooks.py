@@ -242,7 +242,7 @@ def test_hosts_list_cli(cli) -> None:  # type: ignore[no-untyped-def]
         r["distribution"] == "loopx-kit" and r["source"].startswith("entry point loopx_") for r in rows
     )
     assert rows[0]["cases"] == ["project/default", "project/plugin", "user/default"]
-    table = cli("hosts", "list").stdout
+    table = cli("hosts", "list", "-f", "markdown").stdout
     assert "| codex-app | Codex App |" in table
 
 

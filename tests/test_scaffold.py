@@ -52,7 +52,7 @@ def test_scaffold_writes_a_distribution(cli: Cli, tmp_path: Path) -> None:
     ruff = Path(sys.executable).parent / "ruff"
     sh(ruff, "check", "--no-cache", "--select", "E,F,W,I,UP,B,SIM,RUF", "--ignore", "E501", folder)
     sh(ruff, "format", "--check", "--no-cache", folder)
-    human = cli("hosts", "scaffold", "beta", "--dir", str(tmp_path))
+    human = cli("hosts", "scaffold", "beta", "--dir", str(tmp_path), "-f", "markdown")
     assert (
         "Wrote" in human.stdout and "Next steps:" in human.stdout and (tmp_path / "loopx-host-beta").is_dir()
     )

@@ -115,7 +115,7 @@ def test_unexpected_shapes_are_one_conflict_line(
     (target / rel).parent.mkdir(parents=True, exist_ok=True)
     (target / rel).write_text(content)
     before = tree(target)
-    result = skills(cli, "--install", "--surface", surface, "--target", str(target))
+    result = skills(cli, "--install", "--surface", surface, "--target", str(target), "-f", "markdown")
     assert result.exit_code == 5, result.stdout + result.stderr
     lines = [line for line in result.stdout.splitlines() if "conflict " in line]
     assert len(lines) == 1 and rel in lines[0] and says in lines[0], result.stdout
