@@ -47,14 +47,25 @@ def packet_markdown(p: dict[str, Any]) -> str:
 
 
 def table(headers: list[str], rows: list[list[Any]]) -> str:
-    """A Markdown table."""
+    """A Markdown table, one line per row whatever the values hold.
 
-    def cell(value: Any) -> str:
-        return "-" if value is None or value == "" else str(value).replace("|", "\\|")
-
-    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    out += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    Every cell (headers too) is put on one line, line breaks and runs of whitespace becoming
+    one space, and its `|` is escaped, so no value can end a row or add a column; None, ""
+    and a value that is only whitespace show `-`.
+    """
+    out = [_row(headers), "|" + "---|" * len(headers)]
+    out += [_row(row) for row in rows]
     return "\n".join(out) + "\n"
+
+
+def _row(values: list[Any]) -> str:
+    return "| " + " | ".join(_cell(v) for v in values) + " |"
+
+
+def _cell(value: Any) -> str:
+    # str.split() breaks on every Unicode line break (\r, \v, \x85, \u2028, ...), not only \n.
+    text = "" if value is None else " ".join(str(value).split())
+    return text.replace("|", "\\|") if text else "-"
 
 
 def status_markdown(rows: list[dict[str, Any]]) -> str:
@@ -93,7 +104,7 @@ def history_markdown(rows: list[dict[str, Any]]) -> str:
                 r.get("todo_id") or "replan",
                 r["validation"],
                 f"{r['progress']}: {r['progress_detail']}" if r.get("progress_detail") else r["progress"],
-                " ".join(r["summary"].split()),
+                r["summary"],
             ]
             for r in rows
         ],

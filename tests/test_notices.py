@@ -207,7 +207,9 @@ def test_add_list_remove(goal: Cli) -> None:
     assert [s["sink_id"] for s in goal("notify", "list", "-f", "json").json()["sinks"]] == ["s1", "u1"]  # type: ignore[index]
     assert goal("notify", "remove", "u1").exit_code == 0
     assert [s["url"] for s in goal("notify", "list", "-f", "json").json()["sinks"]] == ["file://a.jsonl"]  # type: ignore[index]
-    assert "| s1 | file://a.jsonl | all | all | 0 | 0 | 0 |" in goal("notify", "list", "-f", "markdown").stdout
+    assert (
+        "| s1 | file://a.jsonl | all | all | 0 | 0 | 0 |" in goal("notify", "list", "-f", "markdown").stdout
+    )
 
 
 class ToySink(NoticeSink):
