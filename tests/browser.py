@@ -124,7 +124,9 @@ class Served:
 
 
 @contextmanager
-def served_cli(root: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 30) -> Iterator[Served]:
+def served_cli(
+    root: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 30
+) -> Iterator[Served]:
     """`loopx --root ROOT dashboard --port 0 ARGS...` in a subprocess; Ctrl-C (SIGINT) at the end."""
     full = {k: v for k, v in os.environ.items() if not k.startswith("LOOPX_")} | (env or {})
     proc = subprocess.Popen(
@@ -230,7 +232,9 @@ def request(
         conn.close()
 
 
-def post_form(served: Served, path: str, fields: dict[str, str], *, origin: bool = True, csrf: bool = True) -> Reply:
+def post_form(
+    served: Served, path: str, fields: dict[str, str], *, origin: bool = True, csrf: bool = True
+) -> Reply:
     """POST a form as the dashboard's own page does (Origin of the server, the CSRF field)."""
     from urllib.parse import urlencode
 
@@ -275,10 +279,14 @@ def fleet(store: Store) -> None:
     goals.add_goal(store, "release", "Cut the 1.0 release", at(30))
     goals.add_goal(store, "search", "Full-text search over run history", at(30))
     goals.register_agent(store, "builder", ["python"], at(30), host="claude-code", cadence_minutes=15)
-    goals.register_agent(store, "reviewer", ["python", "review"], at(30), host="codex-app", cadence_minutes=30)
+    goals.register_agent(
+        store, "reviewer", ["python", "review"], at(30), host="codex-app", cadence_minutes=30
+    )
     goals.register_agent(store, "nightly", ["python"], at(30), host="dsh", cadence_minutes=20)
 
-    def settled(goal: str, agent: str, title: str, hours: float, slots: int, summary: str, files: list[str]) -> None:
+    def settled(
+        goal: str, agent: str, title: str, hours: float, slots: int, summary: str, files: list[str]
+    ) -> None:
         todo = todos.add_todo(store, goal, title, at(hours + 0.5))
         journal, _ = begin_turn(store, goal, agent, at(hours), todo_id=todo.todo_id)
         ctx = TurnContext(
@@ -294,14 +302,50 @@ def fleet(store: Store) -> None:
             changed_files=files,
             slots=slots,
         )
-        settle_steps(ctx, [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK, StepKind.QUOTA_SPEND], adapter="test")
+        settle_steps(
+            ctx, [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK, StepKind.QUOTA_SPEND], adapter="test"
+        )
         todos.complete_todo(store, goal, todo.todo_id, at(hours), agent_id=agent)
 
-    settled("parser", "builder", "Write the tokenizer", 20, 6, "Tokenizer with 40 token kinds", ["parser/lexer.py"])
-    settled("parser", "reviewer", "Review the tokenizer", 15, 3, "Two fixes requested, both made", ["parser/lexer.py"])
-    settled("parser", "builder", "Parse expressions", 9, 8, "Pratt parser for expressions", ["parser/expr.py"])
-    settled("parser", "builder", "Error messages with positions", 4, 5, "Errors name line and column", ["parser/errors.py"])
-    settled("parser", "reviewer", "Fuzz the parser", 1.5, 4, "Fuzzing found one crash; fixed", ["tests/fuzz_parser.py"])
+    settled(
+        "parser",
+        "builder",
+        "Write the tokenizer",
+        20,
+        6,
+        "Tokenizer with 40 token kinds",
+        ["parser/lexer.py"],
+    )
+    settled(
+        "parser",
+        "reviewer",
+        "Review the tokenizer",
+        15,
+        3,
+        "Two fixes requested, both made",
+        ["parser/lexer.py"],
+    )
+    settled(
+        "parser", "builder", "Parse expressions", 9, 8, "Pratt parser for expressions", ["parser/expr.py"]
+    )
+    settled(
+        "parser",
+        "builder",
+        "Error messages with positions",
+        4,
+        5,
+        "Errors name line and column",
+        ["parser/errors.py"],
+    )
+    settled(
+        "parser",
+        "reviewer",
+        "Fuzz the parser",
+        1.5,
+        4,
+        "Fuzzing found one crash; fixed",
+        ["tests/fuzz_parser.py"],
+    )
     todos.add_todo(store, "parser", "Parse nested blocks", at(2), priority=1)
     todos.claim_todo(store, "parser", "t6", "builder", at(0.2), lease_minutes=45)
     todos.add_todo(store, "parser", "Review the error messages", at(1))
@@ -313,11 +357,23 @@ def fleet(store: Store) -> None:
     todos.add_todo(store, "parser", "Decide the 1.0 syntax", at(1), kind="user", priority=0)
     todos.add_todo(store, "parser", "Nightly regression sweep", at(6))
     todos.claim_todo(store, "parser", "t12", "nightly", at(6), lease_minutes=600)
-    gates.open_gate(store, "parser", "Approve the public API before the release", at(0.5), gate_id="api-review")
+    gates.open_gate(
+        store, "parser", "Approve the public API before the release", at(0.5), gate_id="api-review"
+    )
     health.add_finding(store, "parser", "slow-ci", "medium", "CI takes 14 minutes per run")
 
-    settled("docs", "builder", "Reference for goal commands", 3, 4, "goal add/list/show documented", ["docs/cli.md"])
-    settled("docs", "builder", "Reference for todo commands", 2, 3, "todo commands documented", ["docs/cli.md"])
+    settled(
+        "docs",
+        "builder",
+        "Reference for goal commands",
+        3,
+        4,
+        "goal add/list/show documented",
+        ["docs/cli.md"],
+    )
+    settled(
+        "docs", "builder", "Reference for todo commands", 2, 3, "todo commands documented", ["docs/cli.md"]
+    )
     todos.add_todo(store, "docs", "Reference for gate commands", at(1))
     goals.set_goal_status(store, "infra", "stopped", at(5))
     todos.add_todo(store, "release", "Tag and publish", at(2))

@@ -68,7 +68,9 @@ def signed_in(browser: Any, site: Served, path: str = "/") -> tuple[Any, Any, An
     return ctx, page, guard
 
 
-def test_the_attention_queue_is_in_the_clis_order(browser: Any, site: Served, root: Path, tmp_path: Path) -> None:
+def test_the_attention_queue_is_in_the_clis_order(
+    browser: Any, site: Served, root: Path, tmp_path: Path
+) -> None:
     ctx, page, guard = signed_in(browser, site)
     assert page.url == site.base + "/", "the token left the address bar after sign-in"
     shown = page.locator("tr.goal-row").evaluate_all("rows => rows.map(r => r.dataset.goal)")
@@ -155,7 +157,7 @@ def test_agents_and_hosts(browser: Any, site: Served, tmp_path: Path) -> None:
 
 
 def test_a_request_without_the_token_is_refused(browser: Any, site: Served) -> None:
-    ctx, guard = context(browser, site.base)
+    ctx, _ = context(browser, site.base)
     page = ctx.new_page()
     for path in ("/", "/goals/parser", "/agents", "/events", "/static/dashboard.js"):
         response = page.goto(site.base + path)
@@ -167,7 +169,12 @@ def test_a_request_without_the_token_is_refused(browser: Any, site: Served) -> N
 
 
 def test_a_static_path_with_dotdot_is_refused(browser: Any, site: Served) -> None:
-    for path in ("/static/../app.py", "/static/%2e%2e/app.py", "/static/..%2fapp.py", "/static/%2E%2E%2Fviews.py"):
+    for path in (
+        "/static/../app.py",
+        "/static/%2e%2e/app.py",
+        "/static/..%2fapp.py",
+        "/static/%2E%2E%2Fviews.py",
+    ):
         reply = request(site, "GET", path)
         assert reply.status == 400, path
         assert "bad static path" in reply.body and "import" not in reply.body

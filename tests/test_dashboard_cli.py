@@ -92,7 +92,9 @@ def test_ctrl_c_with_an_open_event_stream_exits_cleanly(project: Project) -> Non
 
 
 def test_an_explicit_token_on_all_interfaces(project: Project) -> None:
-    with served_cli(project.root, "--host", "0.0.0.0", "--token", LONG_TOKEN, env={"LOOPX_NOW": T0_ISO}) as site:
+    with served_cli(
+        project.root, "--host", "0.0.0.0", "--token", LONG_TOKEN, env={"LOOPX_NOW": T0_ISO}
+    ) as site:
         assert site.url.startswith("http://127.0.0.1:") and site.token == LONG_TOKEN
         assert request(site, "GET", "/").status == 200
         assert request(site, "GET", "/", signed_in=False).status == 403
@@ -111,7 +113,12 @@ def _cookie(token: str) -> str:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.one_of(st.ip_addresses().map(str), st.sampled_from(["localhost", "LOCALHOST", "[::1]", "0.0.0.0", "::", "example.org"])))
+@given(
+    st.one_of(
+        st.ip_addresses().map(str),
+        st.sampled_from(["localhost", "LOCALHOST", "[::1]", "0.0.0.0", "::", "example.org"]),
+    )
+)
 def test_only_loopback_gets_a_token_of_its_own(host: str) -> None:
     if is_loopback(host):
         assert len(launch_token(host, None)) >= 16

@@ -79,7 +79,9 @@ def goal_state(store: Store, goal_id: str = "parser") -> dict[str, Any]:
 def test_the_attention_page_on_either_store(site: Served, store: Store) -> None:
     reply = request(site, "GET", "/")
     assert reply.status == 200
-    order = [line.split('data-goal="')[1].split('"')[0] for line in reply.body.splitlines() if "goal-row" in line]
+    order = [
+        line.split('data-goal="')[1].split('"')[0] for line in reply.body.splitlines() if "goal-row" in line
+    ]
     assert order == ["release", "parser", "search", "docs", "infra"]
     assert store.label in reply.body
     assert "api-review" in reply.body and "nightly" in reply.body
@@ -111,12 +113,28 @@ def test_agents_page(files_site: Served) -> None:
 # -- owner actions: exactly what the CLI does ----------------------------------------------------
 
 ACTIONS: list[tuple[str, dict[str, str], list[str]]] = [
-    ("resolve-gate", {"gate_id": "api-review", "resolution": "go"}, ["gate", "resolve", "-g", "parser", "--gate-id", "api-review", "--resolution", "go"]),
+    (
+        "resolve-gate",
+        {"gate_id": "api-review", "resolution": "go"},
+        ["gate", "resolve", "-g", "parser", "--gate-id", "api-review", "--resolution", "go"],
+    ),
     ("pause", {}, ["goal", "stop", "-g", "parser"]),
     ("clear-finding", {"code": "slow-ci"}, ["health", "clear", "-g", "parser", "--code", "slow-ci"]),
-    ("add-todo", {"title": "Write docs", "priority": "4", "capabilities": "python, docs"}, ["todo", "add", "-g", "parser", "--title", "Write docs", "-p", "4", "-c", "python", "-c", "docs"]),
-    ("grant", {"agent_id": "builder", "capability": "gpu"}, ["agent", "register", "-a", "builder", "-c", "python", "-c", "gpu"]),
-    ("rescope", {"todo_id": "t10", "capabilities": "python"}, ["todo", "update", "-g", "parser", "-t", "t10", "-c", "python"]),
+    (
+        "add-todo",
+        {"title": "Write docs", "priority": "4", "capabilities": "python, docs"},
+        ["todo", "add", "-g", "parser", "--title", "Write docs", "-p", "4", "-c", "python", "-c", "docs"],
+    ),
+    (
+        "grant",
+        {"agent_id": "builder", "capability": "gpu"},
+        ["agent", "register", "-a", "builder", "-c", "python", "-c", "gpu"],
+    ),
+    (
+        "rescope",
+        {"todo_id": "t10", "capabilities": "python"},
+        ["todo", "update", "-g", "parser", "-t", "t10", "-c", "python"],
+    ),
 ]
 
 
@@ -166,7 +184,13 @@ def test_signing_in_sets_a_strict_cookie_and_drops_the_token(files_site: Served)
     ids=["no-cookie", "wrong-cookie", "malformed-cookie"],
 )
 def test_every_path_needs_the_token(files_site: Served, headers: dict[str, str]) -> None:
-    for method, path in (("GET", "/"), ("GET", "/goals/parser"), ("GET", "/events"), ("GET", "/static/dashboard.js"), ("POST", "/goals/parser/pause")):
+    for method, path in (
+        ("GET", "/"),
+        ("GET", "/goals/parser"),
+        ("GET", "/events"),
+        ("GET", "/static/dashboard.js"),
+        ("POST", "/goals/parser/pause"),
+    ):
         reply = request(files_site, method, path, headers=headers, signed_in=False)
         assert reply.status == 403, path
     assert request(files_site, "GET", "/?token=wrong", signed_in=False).status == 403
@@ -181,7 +205,9 @@ def test_a_rebinding_host_is_refused(files_site: Served) -> None:
     [(None, True, 403), ("http://evil.example", True, 403), ("same", False, 403), ("null", True, 403)],
     ids=["no-origin", "foreign-origin", "no-csrf", "null-origin"],
 )
-def test_a_cross_site_post_changes_nothing(files_site: Served, origin: str | None, csrf: bool, status: int, tmp_path: Path) -> None:
+def test_a_cross_site_post_changes_nothing(
+    files_site: Served, origin: str | None, csrf: bool, status: int, tmp_path: Path
+) -> None:
     from urllib.parse import urlencode
 
     data = {"gate_id": "api-review"}
@@ -205,7 +231,10 @@ def test_a_referer_of_this_server_is_enough_without_origin(files_site: Served) -
         "POST",
         "/goals/parser/pause",
         body=body,
-        headers={"Content-Type": "application/x-www-form-urlencoded", "Referer": files_site.base + "/goals/parser"},
+        headers={
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Referer": files_site.base + "/goals/parser",
+        },
     )
     assert reply.status == 303
 
@@ -298,7 +327,11 @@ def read_events(served: Served, fp: str, until: str, timeout: float = 10) -> lis
     parts = urlsplit(served.base)
     conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout)
     guard = Guard(served.token, loopback_only=True)
-    conn.request("GET", f"/events?fp={fp}", headers={"Host": parts.netloc, "Cookie": f"{guard.cookie_name}={served.token}"})
+    conn.request(
+        "GET",
+        f"/events?fp={fp}",
+        headers={"Host": parts.netloc, "Cookie": f"{guard.cookie_name}={served.token}"},
+    )
     reply = conn.getresponse()
     assert reply.status == 200 and reply.getheader("content-type", "").startswith("text/event-stream")
     names: list[str] = []
@@ -335,7 +368,11 @@ def test_a_change_before_the_stream_opened_is_not_missed(files_site: Served) -> 
     parts = urlsplit(files_site.base)
     conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=10)
     guard = Guard(files_site.token, loopback_only=True)
-    conn.request("GET", f"/events?fp={fp}", headers={"Host": parts.netloc, "Cookie": f"{guard.cookie_name}={files_site.token}"})
+    conn.request(
+        "GET",
+        f"/events?fp={fp}",
+        headers={"Host": parts.netloc, "Cookie": f"{guard.cookie_name}={files_site.token}"},
+    )
     reply = conn.getresponse()
     lines: list[str] = []
     while "event: change" not in lines:

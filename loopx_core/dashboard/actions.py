@@ -46,7 +46,11 @@ def words(value: str | None) -> list[str]:
 def resolve_gate(store: Store, goal_id: str, form: Form, now: datetime) -> str:
     """`loopx gate resolve`."""
     gate = gates.resolve_gate(
-        store, goal_id, field(form, "gate_id") or "", now, resolution=field(form, "resolution", required=False)
+        store,
+        goal_id,
+        field(form, "gate_id") or "",
+        now,
+        resolution=field(form, "resolution", required=False),
     )
     return f"Resolved gate {gate.gate_id}"
 

@@ -90,7 +90,9 @@ class Dashboard:
         done = request.query_params.get("done", "")[:200]
         return {"nav": nav, "csrf": self.guard.csrf, "done": done, "path": request.url.path}
 
-    def page(self, request: Request, template: str, nav: str, data: dict[str, Any], status: int = 200) -> Response:
+    def page(
+        self, request: Request, template: str, nav: str, data: dict[str, Any], status: int = 200
+    ) -> Response:
         """A rendered page."""
         html = render(template, **self.context(request, nav), **data)
         return HTMLResponse(html, status_code=status)
@@ -111,7 +113,9 @@ class Dashboard:
             return self.error(request, status_of(error), error.message)
         except Exception as error:  # the last line of defence: one line on stderr, no traceback
             sys.stderr.write(f"loopx: dashboard: internal error: {type(error).__name__}\n")
-            return self.error(request, 500, f"internal error: {type(error).__name__} (a bug: please report it)")
+            return self.error(
+                request, 500, f"internal error: {type(error).__name__} (a bug: please report it)"
+            )
 
     # -- pages -------------------------------------------------------------------------------
     async def attention(self, request: Request) -> Response:
@@ -148,9 +152,7 @@ class Dashboard:
     async def events(self, request: Request) -> Response:
         """The server-sent event stream every page listens to."""
         stream = self.watcher.events(request.query_params.get("fp") or None)
-        return StreamingResponse(
-            stream, media_type="text/event-stream", headers={"x-accel-buffering": "no"}
-        )
+        return StreamingResponse(stream, media_type="text/event-stream", headers={"x-accel-buffering": "no"})
 
     async def static(self, request: Request) -> Response:
         """A file the package ships, by its exact name; any other name (`..` too) is refused."""

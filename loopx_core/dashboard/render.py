@@ -34,7 +34,7 @@ def environment() -> Environment:
     )
     env.globals["PHASES"] = PHASE_NAMES
     env.filters["short"] = lambda key: str(key).removeprefix("sha256:")[:12]
-    env.filters["hm"] = lambda at: (str(at)[:16].replace("T", " ") if at else "-")
+    env.filters["hm"] = lambda at: str(at)[:16].replace("T", " ") if at else "-"
     return env
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from loopx_core.clock import iso
 from loopx_core.dashboard.charts import QuotaChart, quota_chart
@@ -74,11 +74,70 @@ def _agents_of(state: GoalState) -> set[str]:
     return {t.claimed_by for t in state.todos if t.claimed_by} | set(state.open_turns)
 
 
+class PageReads:
+    """A read-only view of a store for one page: each record is read (and validated) once.
+
+    The attention queue, liveness and the page's own extras all read the same goal states;
+    within one page render they share one read. Writes are not offered: a page never writes.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self.root = store.root
+        self.label = store.label
+        self._cache: dict[tuple[object, ...], object] = {}
+
+    def _once(self, key: tuple[object, ...], read: Any) -> Any:
+        if key not in self._cache:
+            try:
+                self._cache[key] = read()
+            except LoopxError as exc:
+                self._cache[key] = exc
+        value = self._cache[key]
+        if isinstance(value, LoopxError):
+            raise value
+        return value
+
+    def read_registry(self) -> Registry:
+        """The registry (read once)."""
+        return self._once(("registry",), self._store.read_registry)
+
+    def read_goal(self, goal_id: str) -> GoalState:
+        """A goal's state (read once)."""
+        return self._once(("goal", goal_id), lambda: self._store.read_goal(goal_id))
+
+    def read_scheduler(self, goal_id: str) -> Any:
+        """A goal's scheduler state (read once)."""
+        return self._once(("scheduler", goal_id), lambda: self._store.read_scheduler(goal_id))
+
+    def read_history(self, goal_id: str, *, last: int | None = None) -> Any:
+        """A goal's run history (read once per `last`)."""
+        return self._once(("history", goal_id, last), lambda: self._store.read_history(goal_id, last=last))
+
+    def read_journal(self, goal_id: str, turn_key: str) -> Any:
+        """A turn journal (read once)."""
+        return self._once(("journal", goal_id, turn_key), lambda: self._store.read_journal(goal_id, turn_key))
+
+    def ledger_since(self, goal_id: str, since: datetime) -> Any:
+        """The ledger tail (not cached: each caller asks its own window)."""
+        return self._store.ledger_since(goal_id, since)
+
+    def read_run(self, goal_id: str, run_id: str) -> dict[str, Any]:
+        """One run's record."""
+        return self._store.read_run(goal_id, run_id)
+
+
+def page_reads(store: Store) -> Store:
+    """`store` seen through one page's `PageReads` (typed as the store it stands for, reads only)."""
+    return cast(Store, PageReads(store))
+
+
 # -- attention queue -------------------------------------------------------------------------------
 
 
 def attention_page(store: Store, now: datetime) -> dict[str, Any]:
     """Every goal in the attention order, with open gates, asks, stalled loops and heartbeats."""
+    store = page_reads(store)
     registry = store.read_registry()
     rows = attention(store, now)
     agents = [row.to_json() for row in liveness(store, now)]
@@ -165,6 +224,7 @@ def require_goal_id(goal_id: str) -> str:
 
 def goal_page(store: Store, goal_id: str, now: datetime) -> dict[str, Any]:
     """One goal: its state and reason, quota chart, board, gates, health, asks, turns and runs."""
+    store = page_reads(store)
     registry = store.read_registry()
     goal = registry.goals.get(require_goal_id(goal_id))
     if goal is None:
@@ -214,7 +274,9 @@ def _inspected(store: Store, goal_id: str, agent_id: str, turn_key: str) -> dict
     return inspect(journal, goal_id=goal_id, agent_id=agent_id, turn_key=turn_key)
 
 
-def timeline(store: Store, goal_id: str, state: GoalState) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def timeline(
+    store: Store, goal_id: str, state: GoalState
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The turn timeline (open turns, then settled ones newest first) and the run history."""
     try:
         entries = list(reversed(store.read_history(goal_id, last=TIMELINE_TURNS)))
@@ -259,20 +321,27 @@ def timeline(store: Store, goal_id: str, state: GoalState) -> tuple[list[dict[st
 # -- agents and hosts --------------------------------------------------------------------------
 
 
-def agents_page(store: Store, now: datetime, *, facades: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def agents_page(
+    store: Store, now: datetime, *, facades: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """Every agent: capabilities, host, cadence, liveness, last heartbeat and current turn."""
-    registry = store.read_registry()
-    live = {row.agent_id: row.to_json() for row in liveness(store, now)}
+    reads = page_reads(store)
+    registry = reads.read_registry()
+    live = {row.agent_id: row.to_json() for row in liveness(reads, now)}
     current: dict[str, list[dict[str, Any]]] = {a: [] for a in registry.agents}
     for goal_id in registry.goals:
         try:
-            state = store.read_goal(goal_id)
+            state = reads.read_goal(goal_id)
         except LoopxError:
             continue
         for agent_id, key in sorted(state.open_turns.items()):
             if agent_id in current:
                 current[agent_id].append(
-                    {"goal_id": goal_id, "turn_key": key, "inspection": _inspected(store, goal_id, agent_id, key)}
+                    {
+                        "goal_id": goal_id,
+                        "turn_key": key,
+                        "inspection": _inspected(reads, goal_id, agent_id, key),
+                    }
                 )
     rows = []
     for agent_id, agent in sorted(registry.agents.items()):

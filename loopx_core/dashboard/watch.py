@@ -192,7 +192,9 @@ class Watcher:
                 async with self._changed:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(
-                            self._changed.wait_for(lambda: self.generation != seen or self.stopping),
+                            self._changed.wait_for(
+                                lambda seen=seen: self.generation != seen or self.stopping
+                            ),
                             KEEPALIVE_SECONDS,
                         )
                 if self.stopping:

@@ -9,7 +9,6 @@ can never run or change the page.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -55,7 +54,9 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> FileStore:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(title=TEXT, gate=TEXT, objective=TEXT, message=TEXT, n=st.integers(0, 10**9))
-def test_state_text_is_shown_as_text(store: FileStore, title: str, gate: str, objective: str, message: str, n: int) -> None:
+def test_state_text_is_shown_as_text(
+    store: FileStore, title: str, gate: str, objective: str, message: str, n: int
+) -> None:
     goal_id = f"g{n}"
     if goal_id in store.read_registry().goals:
         return

@@ -22,13 +22,53 @@ from tests.browser import Served, fleet, post_form, request, served_thread
 
 ANSWERS = {200, 303, 400, 403, 404, 405, 409}
 SEGMENT = st.one_of(
-    st.sampled_from(["", ".", "..", "%2e%2e", "%2f", "goals", "parser", "static", "events", "agents", "dashboard.js", "~", "%00", "%ff", "%c0%ae"]),
-    st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12).map(lambda s: quote(s, safe="")),
+    st.sampled_from(
+        [
+            "",
+            ".",
+            "..",
+            "%2e%2e",
+            "%2f",
+            "goals",
+            "parser",
+            "static",
+            "events",
+            "agents",
+            "dashboard.js",
+            "~",
+            "%00",
+            "%ff",
+            "%c0%ae",
+        ]
+    ),
+    st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12).map(
+        lambda s: quote(s, safe="")
+    ),
 )
 PATHS = st.lists(SEGMENT, min_size=1, max_size=5).map(lambda parts: "/" + "/".join(parts))
 FIELDS = st.dictionaries(
-    st.sampled_from(["gate_id", "resolution", "code", "title", "priority", "kind", "capabilities", "agent_id", "capability", "todo_id", "back", "x"]),
-    st.one_of(st.text(max_size=30), st.sampled_from(["api-review", "t1", "t10", "builder", "slow-ci", "-1", "99", "//evil", "/goals/parser"])),
+    st.sampled_from(
+        [
+            "gate_id",
+            "resolution",
+            "code",
+            "title",
+            "priority",
+            "kind",
+            "capabilities",
+            "agent_id",
+            "capability",
+            "todo_id",
+            "back",
+            "x",
+        ]
+    ),
+    st.one_of(
+        st.text(max_size=30),
+        st.sampled_from(
+            ["api-review", "t1", "t10", "builder", "slow-ci", "-1", "99", "//evil", "/goals/parser"]
+        ),
+    ),
     max_size=6,
 )
 
@@ -52,7 +92,11 @@ def test_any_path_is_a_documented_answer(site: tuple[Served, FileStore], method:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(action=st.sampled_from(sorted(ACTIONS)), goal=st.sampled_from(["parser", "docs", "ghost", "UP"]), fields=FIELDS)
+@given(
+    action=st.sampled_from(sorted(ACTIONS)),
+    goal=st.sampled_from(["parser", "docs", "ghost", "UP"]),
+    fields=FIELDS,
+)
 def test_any_form_to_any_action_is_a_documented_answer(
     site: tuple[Served, FileStore], action: str, goal: str, fields: dict[str, str]
 ) -> None:
@@ -67,7 +111,9 @@ def test_any_form_to_any_action_is_a_documented_answer(
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(action=st.sampled_from(sorted(ACTIONS)), fields=FIELDS)
-def test_without_the_token_nothing_moves(site: tuple[Served, FileStore], action: str, fields: dict[str, str]) -> None:
+def test_without_the_token_nothing_moves(
+    site: tuple[Served, FileStore], action: str, fields: dict[str, str]
+) -> None:
     served, store = site
     before = [store.read_goal(g).model_dump() for g in ("parser", "docs")], store.read_registry().model_dump()
     reply = request(
@@ -79,4 +125,7 @@ def test_without_the_token_nothing_moves(site: tuple[Served, FileStore], action:
         signed_in=False,
     )
     assert reply.status == 403
-    assert ([store.read_goal(g).model_dump() for g in ("parser", "docs")], store.read_registry().model_dump()) == before
+    assert (
+        [store.read_goal(g).model_dump() for g in ("parser", "docs")],
+        store.read_registry().model_dump(),
+    ) == before
