@@ -40,6 +40,7 @@ COV_ENV := COVERAGE_PROCESS_START=$(CURDIR)/pyproject.toml COVERAGE_FILE=$(COV_P
 
 test: $(STAMP) lint hosts
 	bash scripts/postgres.sh --quiet
+	bash scripts/chromium.sh --quiet
 	rm -rf $(COV_PARTS) $(COV_DIR)/.coverage && mkdir -p $(COV_PARTS)
 	$(BIN)/python scripts/coverage_startup.py $(COV_PARTS)
 	$(COV_ENV) $(BIN)/python -m pytest -n 2 -q; status=$$?; \
@@ -67,6 +68,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/should_run.py
 	$(BIN)/python benchmarks/turn.py
 	$(BIN)/python benchmarks/mcp_loop.py
+	$(BIN)/python benchmarks/dashboard.py
 
 docs: $(STAMP)
 	$(BIN)/python scripts/gen_cli_docs.py
