@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from loopx_core.models import LedgerEvent, QuotaPolicy
-from loopx_core.models.domain import MAX_SLOTS
+from loopx_core.models.constants import MAX_SLOTS
+
+if TYPE_CHECKING:  # hints only: the engine reads the lean twins on the hot path, the models elsewhere
+    from loopx_core.models import LedgerEvent, QuotaPolicy
 
 QuotaState = Literal[
     "paused", "blocked_health", "operator_gate", "focus_wait", "throttled", "waiting", "eligible"

@@ -13,6 +13,7 @@ import copy
 import json
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from loopx_core import clock
 from loopx_core.errors import LoopxError
 from loopx_core.models import lean
 from loopx_core.store import lean as lean_store
@@ -337,3 +339,76 @@ def test_lean_module_imports_no_pydantic() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(REPO)
     )
     assert proc.stdout.strip() == "[]"
+
+
+@settings(max_examples=800, deadline=None)
+@given(
+    st.one_of(
+        st.datetimes(timezones=st.timezones()),
+        st.datetimes(
+            min_value=datetime(1969, 12, 30), max_value=datetime(1970, 1, 2), timezones=st.timezones()
+        ),
+        st.datetimes(
+            min_value=datetime(2999, 12, 30), max_value=datetime(3000, 1, 2), timezones=st.timezones()
+        ),
+    )
+)
+def test_clock_range_check_is_the_input_domains(value: datetime) -> None:
+    """`parse_time` decides in-range times without pydantic: exactly what `check(InputTime)` gives."""
+    from loopx_core.models.domain import InputTime, check
+
+    text = value.isoformat()
+    try:
+        expected: tuple[Any, ...] = (
+            "ok",
+            check("t", InputTime, datetime.fromisoformat(text)).astimezone(UTC),
+        )
+    except LoopxError:
+        expected = ("refused",)
+    try:
+        got: tuple[Any, ...] = ("ok", clock.parse_time(text, what="t"))
+    except LoopxError:
+        got = ("refused",)
+    assert got == expected and (got[0] == "refused" or got[1].utcoffset() == timedelta(0))
+
+
+@pytest.mark.parametrize("damage", ["none", "registry", "state", "scheduler", "ledger", "journal", "newer"])
+def test_lean_file_store_reads_as_the_file_store(tmp_path: Path, damage: str) -> None:
+    """Every read a tick makes gives the same values, or the same error, through either store."""
+    from loopx_core.store.files import FileStore
+
+    store = FileStore(tmp_path)
+    dot = tmp_path / ".loopx" / "goals" / "g"
+    (dot / "turns").mkdir(parents=True)
+    (tmp_path / ".loopx" / "registry.json").write_text(json.dumps(SEEDS["Registry"]))
+    (dot / "state.json").write_text(json.dumps(SEEDS["GoalState"]))
+    (dot / "scheduler.json").write_text(json.dumps(SEEDS["SchedulerState"]))
+    (dot / "events.jsonl").write_text(json.dumps(SEEDS["LedgerEvent"]) + "\n")
+    (dot / "turns" / f"{TURN_KEY[7:]}.json").write_text(json.dumps(SEEDS["TurnJournal"]))
+    broken = {
+        "registry": tmp_path / ".loopx" / "registry.json",
+        "state": dot / "state.json",
+        "scheduler": dot / "scheduler.json",
+        "ledger": dot / "events.jsonl",
+        "journal": dot / "turns" / f"{TURN_KEY[7:]}.json",
+    }
+    if damage == "newer":
+        (dot / "state.json").write_text(json.dumps({**SEEDS["GoalState"], "schema_version": 2}))
+    elif damage != "none":
+        broken[damage].write_text('{"schema_version": 1, "x": \n')  # a whole line: no torn tail
+    reads = {
+        "registry": lambda s: s.read_registry(),
+        "goal": lambda s: s.read_goal("g"),
+        "scheduler": lambda s: s.read_scheduler("g"),
+        "ledger": lambda s: s.ledger_since("g", datetime(2026, 1, 1, tzinfo=UTC)),
+        "journal": lambda s: s.read_journal("g", TURN_KEY),
+        "no scheduler": lambda s: s.read_scheduler("other"),
+    }
+    refused = []
+    for name, read in reads.items():
+        lean_read = outcome(lambda read=read: read(lean_store.for_reading(store)))
+        assert lean_read == outcome(lambda read=read: lean_store.from_model(read(store))), name
+        refused += [lean_read[1]] if lean_read[0] == "refused" else []
+    assert refused == (
+        [] if damage == "none" else ["SchemaUnsupportedError" if damage == "newer" else "StateInvalidError"]
+    )

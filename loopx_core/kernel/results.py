@@ -7,12 +7,15 @@ through the effect lens.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopx_core import commands
 from loopx_core.effects.lens import TURN_RESULT_SCHEMA
 from loopx_core.kernel.algebra import SettlementResult
-from loopx_core.models.journal import PHASES, TurnJournal
+from loopx_core.models.constants import PHASES
+
+if TYPE_CHECKING:  # a hint only: should-run passes the journal's lean twin
+    from loopx_core.models.journal import TurnJournal
 
 BASE_PLAN = ["validation", "durable_writeback", "quota_spend"]
 

@@ -8,7 +8,7 @@ matches in full, a time lies in a range where every date computation stays valid
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import cache
 from typing import Annotated, Any, TypeVar, get_args
 
@@ -17,25 +17,18 @@ from pydantic import AfterValidator, AwareDatetime, Field, StringConstraints, Ty
 
 from loopx_core.errors import UsageError
 from loopx_core.ids import ID_PATTERN, is_valid_id, shown_value
+from loopx_core.models.constants import (
+    MAX_COUNT,
+    MAX_MINUTES,
+    MAX_SLOTS,
+    MAX_STORED_TIME,
+    MAX_TIME,
+    MAX_WINDOW_HOURS,
+    MIN_SLOT_MINUTES,
+    MIN_TIME,
+)
 
 T = TypeVar("T")
-
-MAX_MINUTES = 3 * 365 * 24 * 60
-"""Longest lease, wait, cadence or charge: three years (1,576,800 minutes)."""
-MAX_WINDOW_HOURS = 10 * 365 * 24
-"""Longest quota window: ten years (87,600 hours)."""
-MIN_SLOT_MINUTES = 0.01
-"""Shortest quota slot (0.6 s), so a window never holds more than ~5e8 slots."""
-MAX_SLOTS = 10**9
-"""Most slots one charge (or one ledger event) may carry."""
-MAX_COUNT = 2**53 - 1
-"""Largest counter (versions, sequence numbers): exact in every JSON reader."""
-MIN_TIME = datetime(1970, 1, 1, tzinfo=UTC)
-"""Earliest time accepted (inclusive)."""
-MAX_TIME = datetime(3000, 1, 1, tzinfo=UTC)
-"""Latest time given (exclusive): far enough from datetime's limits for any window."""
-MAX_STORED_TIME = datetime(3100, 1, 1, tzinfo=UTC)
-"""Latest time stored (exclusive): a given time plus the longest lease, wait or window."""
 
 
 def _finite(**bounds: float) -> Any:

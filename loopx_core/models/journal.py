@@ -14,19 +14,10 @@ from pydantic import AwareDatetime, Field, field_validator
 
 from loopx_core.errors import UsageError
 from loopx_core.models.common import StrictModel
+from loopx_core.models.constants import PHASES, STATUSES, TOMBSTONES  # noqa: F401 (their importers read them here)
 from loopx_core.models.domain import Minutes
 from loopx_core.models.identity import TURN_KEY_PREFIX, SettlementIdentity
 
-PHASES: tuple[str, ...] = (
-    "host_execute",
-    "typed_result",
-    "validation",
-    "durable_writeback",
-    "quota_spend",
-    "terminal_closeout",
-)
-STATUSES: tuple[str, ...] = ("open", "committed", "stopped", "failed")
-TOMBSTONES = ("committed", "stopped", "failed")
 IDENTITY_KEYS = frozenset({"goal_id", "agent_id", "todo_id", "turn_instance_id", "replan_obligation_id"})
 _TURN_KEY_RE = re.compile(r"sha256:[0-9a-f]{64}")
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from loopx_core.decide.assess import Inputs
 from loopx_core.decide.packet import build_packet, load_inputs
-from loopx_core.store.base import Store
+
+if TYPE_CHECKING:
+    from loopx_core.decide.assess import Inputs
+    from loopx_core.store.base import Store
 
 
 def tick_packet(
@@ -29,9 +31,15 @@ def tick_packet(
     current_rrule: str | None = None,
     contributors: tuple[Callable[[dict[str, Any]], None], ...] = (),
 ) -> dict[str, Any]:
-    """The should-run packet for a host's tick, with the tick observed (heartbeat, owner notice)."""
+    """The should-run packet for a host's tick, with the tick observed (heartbeat, owner notice).
+
+    A file store is read through the lean readers (`loopx_core.store.lean`): the same
+    values and the same refusals as the pydantic models, without building them.
+    """
+    from loopx_core.store.lean import for_reading
+
     inputs = load_inputs(
-        store,
+        for_reading(store),
         goal_id,
         agent_id,
         now,

@@ -10,6 +10,7 @@ same files with the same errors (tests/test_lean_readers.py), and only doubt cos
 from __future__ import annotations
 
 import importlib
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -83,3 +84,61 @@ def from_model(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: from_model(v) for k, v in value.items()}
     return value
+
+
+class LeanFileStore:
+    """The reads of a `FileStore` that a should-run tick makes, through the lean readers.
+
+    Same files, same paths (the wrapped store's), same errors; only the parsing differs, and
+    any doubt is settled by pydantic. Read-only: it offers nothing a tick does not read.
+    """
+
+    label = "files"
+    """The store as packets name it (the wrapped store's)."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.root: Path = store.root
+
+    def read_registry(self) -> Any:
+        """The registry (lean), as `FileStore.read_registry` accepts or refuses it."""
+        self.store._require_init()
+        return read_file(self.store.registry_path, "Registry", what="registry", root=self.root)
+
+    def read_goal(self, goal_id: str) -> Any:
+        """A goal's state (lean), as `FileStore.read_goal` accepts or refuses it."""
+        path = self.store.goal_path(goal_id)
+        return read_file(path, "GoalState", what=f"state of goal {goal_id!r}", root=self.root)
+
+    def read_journal(self, goal_id: str, turn_key: str) -> Any:
+        """A turn journal (lean), as `FileStore.read_journal` accepts or refuses it."""
+        path = self.store.turn_path(goal_id, turn_key)
+        return read_file(path, "TurnJournal", what="turn journal", root=self.root)
+
+    def read_scheduler(self, goal_id: str) -> Any:
+        """The goal's scheduler state (lean; empty if no host reported yet)."""
+        try:
+            path = self.store.scheduler_path(goal_id)
+            return read_file(path, "SchedulerState", what="scheduler state", root=self.root)
+        except NotFoundError:
+            return lean.CHECKERS["SchedulerState"]({"schema_version": 1, "goal_id": goal_id})
+
+    def ledger_since(self, goal_id: str, since: datetime) -> list[Any]:
+        """Ledger events (lean) at or after `since`, oldest first, reading only the file's tail."""
+        from loopx_core.store.ledger import reverse_lines
+
+        path = self.store.ledger_path(goal_id)
+        where = shown(path, self.root)
+        events: list[Any] = []
+        for line in reverse_lines(path):
+            event = parse(line, "LedgerEvent", where=where, what="a line of the ledger")
+            if event.at < since:
+                break
+            events.append(event)
+        events.reverse()
+        return events
+
+
+def for_reading(store: Any) -> Any:
+    """`store` for a tick's reads: a file store through the lean readers, any other as it is."""
+    return LeanFileStore(store) if store.label == "files" else store
