@@ -127,6 +127,31 @@ def test_the_packets_hosts_read_are_json_in_a_pipe_whatever_the_command_path(fil
     assert fast.stdout == slow.stdout and fast.json()["decision"] == "run"
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-g", "parser", "-a", "builder"],
+        ["-g", "parser", "-a", "builder", "-f", "auto"],
+        ["-g", "parser", "-a", "builder", "--format=human"],
+        ["-g", "parser", "-a", "nobody"],
+    ],
+)
+def test_should_run_on_a_terminal_is_the_same_on_the_fast_path_and_typers(
+    filled: Cli, args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from loopx_core.cli.entry import parse_fast
+
+    assert parse_fast(["quota", "should-run", *args]) is not None  # the fast path takes it
+    fast = on_terminal("quota", "should-run", *args, root=filled.root)
+    monkeypatch.setenv("LOOPX_NO_FAST_PATH", "1")
+    assert fast == on_terminal("quota", "should-run", *args, root=filled.root)
+    code, shown = fast
+    assert "{" not in shown  # the packet's Markdown (or one error line), never JSON
+    assert (code, shown.startswith("loopx: error: agent 'nobody'")) == (
+        (3, True) if "nobody" in args else (0, False)
+    )
+
+
 def test_hot_commands_never_import_rich(filled: Cli) -> None:
     probe = (
         "import sys\nfrom loopx_core.cli import entry\n"

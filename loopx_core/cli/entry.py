@@ -59,8 +59,8 @@ def parse_fast(argv: list[str]) -> dict[str, object] | None:
             found[key] = value
     if "goal_id" not in found or "agent_id" not in found:
         return None
-    if found.get("format", "json") not in ("json", "markdown"):
-        return None
+    if found.get("format", "auto") not in ("auto", "human", "json", "markdown"):
+        return None  # typer refuses it, with its did-you-mean
     return found
 
 
@@ -69,10 +69,12 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     fast = None if os.environ.get("LOOPX_NO_FAST_PATH") else parse_fast(args)
     if fast is not None:
-        from loopx_core.cli.output import Format, report_internal
+        from loopx_core.cli.output import Format, report_internal, resolve
         from loopx_core.cli.should_run import run_should_run
 
-        fmt = Format(fast.get("format", "json"))
+        # as the typer command: `auto` is JSON in a pipe, else the packet's Markdown (its human form)
+        shown = resolve(Format(fast.get("format", "auto")))  # type: ignore[arg-type]
+        fmt = Format.json if shown is Format.json else Format.markdown
         try:
             code = run_should_run(
                 fast["root"],  # type: ignore[arg-type]
