@@ -26,7 +26,8 @@ HOT: dict[str, tuple[list[str], frozenset[str], str]] = {
     "quota should-run": (
         ["quota", "should-run", *WHO],
         frozenset({"pydantic", "pydantic_core"}),
-        "loopx_core/clock.py, quota.py and kernel/results.py import the pydantic models at module level",
+        "decide/{assess,layers,scope,packet}.py and effects/lens.py import the models at module level "
+        "(hints and PHASES only); store/{choice,files,atomic,ledger,base}.py import pydantic or the models",
     ),
     "hook claude-stop": (
         ["hook", "claude-stop", *WHO],
