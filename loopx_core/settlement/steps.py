@@ -22,7 +22,7 @@ from loopx_core.models import GoalState
 from loopx_core.models.journal import TurnJournal
 from loopx_core.models.runs import Progress
 from loopx_core.ops import gates
-from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, hold_lease
+from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, SETTLED_HOLD_MINUTES, hold_lease
 from loopx_core.ops.spend import spend
 from loopx_core.quota import charge_slots, compute_usage, lookback
 from loopx_core.settlement import runlog
@@ -117,9 +117,10 @@ def journal_step(ctx: TurnContext, kind: StepKind, perform: Callable[[TurnJourna
                 commit(store, journal, release=ctx.release_on_commit and ends)
             store.write_journal(journal)
             if not closing:  # each settled phase renews the lease (a closeout ends it)
-                hold_lease(
-                    store, identity, ctx.clock(), lease_minutes=journal.lease_minutes or DEFAULT_LEASE_MINUTES
-                )
+                minutes = journal.lease_minutes or DEFAULT_LEASE_MINUTES
+                if journal.status == "committed":  # spent: held for its own `todo complete`
+                    minutes = max(minutes, SETTLED_HOLD_MINUTES)
+                hold_lease(store, identity, ctx.clock(), lease_minutes=minutes)
             fault.point("after", str(kind))
             return result.add(SettlementReceipt(str(kind), key, result.identity.effect_id, detail), effect)
 

@@ -217,3 +217,42 @@ def test_no_agent_settles_a_todo_it_does_not_hold(tmp_path_factory, script) -> N
     events = store.ledger_all("g")
     assert [e.agent_id for e in events] == settled  # charged exactly when it held the lease
     assert len({e.turn_instance_id for e in events}) == len(events)
+
+
+def _packet(root: Path, agent: str, minutes: float) -> dict:  # type: ignore[type-arg]
+    shown = run_loopx("quota", "should-run", "-g", "g", "-a", agent, root=root, now=_at(minutes))
+    assert shown.exit_code == 0, shown.stderr
+    return json.loads(shown.stdout)  # type: ignore[no-any-return]
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(away=st.floats(min_value=31, max_value=6 * 24 * 60))
+def test_a_spent_todo_is_never_redone_by_another_agent(tmp_path_factory, away: float) -> None:  # type: ignore[no-untyped-def]
+    """The host dies between the spend and `todo complete` and stays away past its 30 min lease:
+    the other agent is not offered the paid-for todo; the first is sent back to complete it."""
+    root = tmp_path_factory.mktemp("spent")
+    build_project(root, todo_count=1)
+    key = _begin(root, "builder", 0, "--lease-minutes", "30")
+    assert _writeback(root, "builder", key, 1) == 0 and _spend(root, "builder", key, 2) == 0
+    other = _packet(root, "other", 2 + away)
+    assert (other.get("selected_todo") or {}).get("todo_id") != "t1", other["reason"]
+    took = run_loopx("turn", "begin", "-g", "g", "-a", "other", "-t", "t1", root=root, now=_at(2 + away))
+    assert took.exit_code != 0, took.stdout
+    back = _packet(root, "builder", 2 + away)
+    assert "todo complete" in json.dumps(back["interaction_contract"]["cli_channel"]), back["reason"]
+    done = run_loopx(
+        "todo",
+        "complete",
+        "-g",
+        "g",
+        "-t",
+        "t1",
+        "-a",
+        "builder",
+        "--evidence",
+        "e",
+        root=root,
+        now=_at(3 + away),
+    )
+    assert done.exit_code == 0, done.stderr
+    assert [e["kind"] for e in _ledger(root)] == ["spend"]
