@@ -342,11 +342,17 @@ def terminal_closeout(ctx: TurnContext) -> Step:
 
         store.update_goal(identity.goal_id, close)
 
-        def finish(registry: Any) -> None:
-            registry.goals[identity.goal_id].status = "done"
-            registry.goals[identity.goal_id].updated_at = now
+        def finish(registry: Any) -> tuple[str, datetime]:
+            goal = registry.goals[identity.goal_id]
+            if goal.status != "done":  # a closeout replayed after a crash keeps the first time
+                goal.status, goal.updated_at = "done", now
+            return goal.objective, goal.updated_at
 
-        store.update_registry(finish)
+        objective, done_at = store.update_registry(finish)
+        from loopx_core.notices import events
+        from loopx_core.notices.emit import queue_notice
+
+        queue_notice(store.root, events.goal_done(identity.goal_id, objective, done_at, now))
         return {"todo_id": identity.todo_id, "goal_status": "done"}, f"closeout:{identity.todo_id}"
 
     return journal_step(ctx, StepKind.TERMINAL_CLOSEOUT, perform)
