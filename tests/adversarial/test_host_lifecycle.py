@@ -234,7 +234,10 @@ def test_a_facade_points_at_the_running_loopx_when_it_is_not_on_path(tmp_path: P
     env = {**os.environ, "PATH": "/usr/bin:/bin", "LOOPX_NOW": T0_ISO}
     target = tmp_path / "t"
     done = subprocess.run(
-        [str(LOOPX_BIN), "workflow-skills", "--install", "--surface", "claude-code", "--target", str(target)],
+        [
+            *(str(LOOPX_BIN), "workflow-skills", "--install", "--surface", "claude-code"),
+            *("--target", str(target), "-f", "markdown"),
+        ],
         capture_output=True,
         text=True,
         env=env,
