@@ -130,6 +130,17 @@ class GoalSim(Sim):
     def _goal(self) -> Path:
         return self.root / ".loopx" / "goals" / self.goal
 
+    def goal_state(self) -> dict[str, Any]:
+        """The goal's state file (a corrupt one reads as a goal without todos)."""
+        try:
+            return json.loads((self._goal() / "state.json").read_text())
+        except ValueError:
+            return {"todos": []}
+
+    def todos(self) -> dict[str, str]:
+        """todo id -> status (none while the state file is unreadable)."""
+        return {t["todo_id"]: t["status"] for t in self.goal_state()["todos"]}
+
     # -- the stand-in agent, with trouble ---------------------------------------------------------
     def execute(
         self,
