@@ -161,8 +161,10 @@ def test_an_undeclared_pair_is_one_line_and_writes_nothing(
     project = tmp_path / "project"
     project.mkdir()
     code, out, err = loopx(site, "workflow-skills", operation, "--surface", "orbit-ide", *pair, cwd=project)
-    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert code == 2 and err.count("\n") == 1, err
     assert err.startswith("loopx: ") and "orbit-ide has no" in err and str(tmp_path) not in err
+    message = err.removeprefix("loopx: error: ").rstrip("\n")  # piped, so stdout holds the same error as JSON
+    assert json.loads(out) == {"error": {"code": "usage", "message": message, "exit_code": 2}}
     assert tree(project) == [] and tree(isolated_home) == []
 
 
