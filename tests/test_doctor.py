@@ -70,6 +70,25 @@ def _undelivered(cli: Cli, p: Project) -> None:
     record.write_text(json.dumps(data))
 
 
+def _install(cli: Cli, p: Project, *extra: str) -> None:
+    args = ["workflow-skills", "--install", "--surface", "codex-app", *extra]
+    assert cli(*args).exit_code == 0
+
+
+def _drift(cli: Cli, p: Project) -> None:
+    _install(cli, p, "--target", str(p.root))
+    skill = p.root / ".agents/skills/loopx/SKILL.md"
+    skill.write_text(skill.read_text() + "\nmy own line\n")
+
+
+def _unlisted(cli: Cli, p: Project) -> None:
+    _install(cli, p, "--scope", "user", "-g", "g", "-a", "a")
+    fake = p.root / "bin" / "codex"  # a Codex CLI on PATH whose config lists no LoopX
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho '{}'\n")
+    fake.chmod(0o755)
+
+
 SCENARIOS: dict[str, tuple[Callable[[Cli, Project], object], list[str]]] = {
     "healthy": (lambda cli, p: None, []),
     "state_corrupt": (lambda cli, p: _state(p).write_text('{"schema_version": 1, "goal_id": "g", "todos": ['), ["state"]),
@@ -84,6 +103,10 @@ SCENARIOS: dict[str, tuple[Callable[[Cli, Project], object], list[str]]] = {
     "health_recorded": (lambda cli, p: cli("health", "add", "-g", "g", "--code", "disk-full", "-m", "the disk is full"), ["state"]),
     "agent_stalled": (lambda cli, p: cli("agent", "register", "-a", "a", "-c", "py", "--cadence-minutes", "10"), ["liveness"]),
     "notice_undelivered": (_undelivered, ["notices"]),
+    "facade_drift": (_drift, ["installation"]),
+    "facade_command_missing": (lambda cli, p: _install(cli, p, "--target", str(p.root), "--loopx-command", "loopx-gone-missing"), ["installation"]),
+    "mcp_unavailable": (lambda cli, p: _install(cli, p, "--target", str(p.root), "--loopx-command", "false"), ["installation"]),
+    "host_unlisted": (_unlisted, ["installation"]),
     "notice_record_invalid": (lambda cli, p: ((p.root / ".loopx/notices/events").mkdir(parents=True), (p.root / ".loopx/notices/events/n-000000000000000000000000.json").write_text("{")), ["notices"]),
     "notice_sinks_invalid": (lambda cli, p: ((p.root / ".loopx/notices").mkdir(), (p.root / ".loopx/notices/sinks.json").write_text('{"schema_version": 2}')), ["notices"]),
 }  # fmt: skip
@@ -101,6 +124,7 @@ def test_doctor_finding(
     name: str, cli: Cli, project: Project, monkeypatch: pytest.MonkeyPatch, snapshot_json, snapshot_md
 ) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("LOOPX_NOTIFY_FLUSH", "off")
+    monkeypatch.setenv("PATH", f"{project.root / 'bin'}{os.pathsep}{os.environ['PATH']}")
     _goal(cli)
     setup, groups = SCENARIOS[name]
     setup(cli, project)
@@ -231,6 +255,14 @@ def test_facade_findings_and_repairs(cli: Cli, project: Project) -> None:
     agents.write_text(agents.read_text() + "\nmy own line\n")
     code, out = doctor(cli, ["installation"])
     assert code == 9 and json.loads(out)["findings"][0]["code"] == "facade_drift", out
+
+
+def test_a_user_scope_facade_checked_from_another_folder_is_not_drift(cli: Cli, project: Project) -> None:
+    """The automation's `cwds` name the project: doctor checks it against `--root`, not its own cwd."""
+    _goal(cli)
+    _install(cli, project, "--scope", "user", "-g", "g", "-a", "a")
+    code, out = doctor(cli, ["installation"])
+    assert code == 0 and json.loads(out)["findings"] == [], out
 
 
 def test_mcp_unavailable_is_a_finding() -> None:

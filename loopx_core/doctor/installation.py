@@ -66,7 +66,7 @@ def check_installation(root: Path, *, mcp: bool | None = None) -> list[Finding]:
                     f"the {host} facade ({scope}) runs {command or 'loopx'!r}, which is not on PATH",
                     subject,
                     hint=f"loopx workflow-skills --install --surface {host} --loopx-command PATH",
-                    fix=_reinstall(host, scope, target, pm, use_this=True),
+                    fix=_reinstall(host, scope, target, root, pm, use_this=True),
                 )
             )
             continue
@@ -74,7 +74,7 @@ def check_installation(root: Path, *, mcp: bool | None = None) -> list[Finding]:
         if unlisted:
             found.append(Finding("host_unlisted", unlisted[0], subject, hint=unlisted[1]))
         try:
-            report = run(Request("check", host, scope=scope, target=target), pm)
+            report = run(Request("check", host, scope=scope, target=target, project=root), pm)
         except LoopxError as exc:
             found.append(Finding("facade_drift", exc.message, subject, hint="fix the manifest or re-install"))
             continue
@@ -86,7 +86,7 @@ def check_installation(root: Path, *, mcp: bool | None = None) -> list[Finding]:
                     f"the {host} facade ({scope}) drifted: {problems}",
                     subject,
                     hint=f"loopx workflow-skills --install --surface {host}",
-                    fix=_reinstall(host, scope, target, pm),
+                    fix=_reinstall(host, scope, target, root, pm),
                 )
             )
     if mcp or (mcp is None and facades):
@@ -132,13 +132,14 @@ def listing_problem(pm: object, host: str, scope: str, layout: str, root: Path) 
     return f"`{shown}` does not list LoopX (the {host} facade, {scope} scope, is installed)", listing.hint
 
 
-def _reinstall(host: str, scope: str, target: Path | None, pm: object, *, use_this: bool = False):  # type: ignore[no-untyped-def]
+def _reinstall(host: str, scope: str, target: Path | None, root: Path, pm: object, *, use_this: bool = False):  # type: ignore[no-untyped-def]
     def fix() -> str:
         from loopx_installer.lifecycle import default_loopx
         from loopx_installer.service import Request, run
 
         command = default_loopx()[0] if use_this else None
-        report = run(Request("install", host, scope=scope, target=target, loopx_command=command), pm)  # type: ignore[arg-type]
+        request = Request("install", host, scope=scope, target=target, loopx_command=command, project=root)
+        report = run(request, pm)  # type: ignore[arg-type]
         if report.conflicts:
             return f"re-install stopped: {report.conflicts} file(s) edited by hand (see --force)"
         return f"re-installed the {host} facade"
@@ -184,4 +185,12 @@ def mcp_problem(root: Path, command: str | None) -> str | None:
     except TimeoutError:
         return f"`loopx mcp serve` did not answer within {MCP_TIMEOUT_S:g}s"
     except Exception as exc:  # any failure to start or talk is the finding itself
-        return f"`loopx mcp serve` failed: {type(exc).__name__}: {str(exc)[:120]}"
+        cause = _root_cause(exc)
+        return f"`loopx mcp serve` failed: {type(cause).__name__}: {str(cause)[:120]}"
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    """The first leaf of an exception group (anyio wraps the client's failure in task groups)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
