@@ -71,6 +71,10 @@ class Month:
         self.closeout_crashed: set[str] = set()
         self.armed: set[tuple[int, str]] = set()
         self.lease_lost = False
+        self.doctor_codes: Counter[str] = Counter()
+        """Doctor finding code -> on how many evenings it was found."""
+        self.read_at: dict[str, datetime] = {}
+        """notice_id -> when the owner read it."""
         self.pending: dict[str, str] = {}
         """agent -> the fault its next turn dies of (kept until it did)."""
         self.follow_up_left = True
@@ -154,6 +158,7 @@ class Month:
         for notice in lines[self.read :]:
             kind = notice["kind"]
             self.reacted.setdefault(kind, self.clock.now)
+            self.read_at[notice["notice_id"]] = self.clock.now
             answer = ""
             if kind == "ask_owner":
                 todo = notice["subject"]["todo_id"]
@@ -267,6 +272,7 @@ def live_month(month: Month) -> None:
             codes=frozenset({0, 9}),
         )
         codes = sorted({f["code"] for f in json.loads(doctor.stdout)["findings"]})
+        month.doctor_codes.update(codes)
         if set(codes) - {"notice_undelivered"}:
             month.note("doctor", "owner", ", ".join(codes))
         if "state_corrupt" in codes:
@@ -298,6 +304,7 @@ def test_a_simulated_month(tmp_path: Path) -> None:
         f"days {month.day + 1}, ticks {month.ticks}, turns {month.turns}, crashes {len(month.crashes)}, owner commands {month.owner_commands}"
     )
     print("notices", dict(kinds))
+    print("doctor findings (evenings)", dict(month.doctor_codes))
 
     # every todo done, each by exactly one settled turn; every goal closed; one spend per settled turn
     for goal in GOALS:
@@ -331,8 +338,13 @@ def test_a_simulated_month(tmp_path: Path) -> None:
     assert month.repaired.get("state_corrupt") == "repaired", month.repaired
     quarantined = [p for p in (month.root / ".loopx" / "quarantine").rglob("*") if p.is_file()]
     assert any(p.read_bytes() == month.garbage for p in quarantined), quarantined
+    # every notice reached the owner within two cadences of the event that raised it
+    for notice in lines:
+        raised = datetime.fromisoformat(notice["at"].replace("Z", "+00:00"))
+        assert month.read_at[notice["notice_id"]] - raised <= timedelta(minutes=2 * 1440), notice
     # the failing sink never held up a turn, and its failures are the doctor's to report
     assert not any((month.root / "sink-dir").iterdir())
+    assert month.doctor_codes["notice_undelivered"] >= 1, month.doctor_codes
     # no traceback anywhere
     for text in [*month.owner_stderr, *(e for sim in month.sims.values() for e in sim.stderr)]:
         assert "Traceback" not in text, text
