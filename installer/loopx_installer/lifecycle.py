@@ -11,6 +11,7 @@ from pathlib import Path
 
 from loopx_core.hosts import Host, HostSteps, RenderContext
 from loopx_core.hosts.manager import plugin_call
+from loopx_installer.progress import step
 
 UNREGISTER_TIMEOUT_S = 120
 NOT_ON_PATH = (
@@ -58,6 +59,7 @@ def unregister(h: Host, commands: tuple[tuple[str, ...], ...], cwd: Path, *, dry
         if program is None:
             notes.append(f"Run `{shown}` to take LoopX out of {h.title} ({argv[0]} is not on PATH here).")
             continue
+        step(f"unregistering LoopX from {h.title}: {shown}")
         notes.append(_run(program, argv, shown, cwd))
     return notes
 

@@ -24,6 +24,7 @@ from loopx_installer.hostkeys import adopt, fingerprint
 from loopx_installer.manifest import FileRecord, Install, Manifest, Pair
 from loopx_installer.paths import bases, manifest_path, place, safe_path
 from loopx_installer.plan import Action, Placed, plan_install, plan_uninstall, read
+from loopx_installer.progress import step
 from loopx_installer.selection import Selection, resolve
 
 Operation = Literal["install", "uninstall", "check"]
@@ -223,14 +224,17 @@ def run(request: Request, pm: pluggy.PluginManager) -> Report:
     report = Report(request.operation, h.name, sel.scope, sel.layout, request.dry_run)
     report.loopx_command = sel.loopx_command
     if request.operation == "check":
+        step(f"checking {h.name} ({sel.scope} scope)")
         return _check(r, report)
     kept = sel.pairs
     executables: set[str] = set()
     if request.operation == "install" or not sel.full_uninstall:
+        step(f"rendering {h.name} ({sel.scope} scope, {sel.layout} layout)")
         placed, _, kept = r.placed()
         actions = plan_install(h.name, placed, r.manifest, force=request.force)
         executables = {str(p.path) for p in placed if p.file.executable}
     else:
+        step(f"planning the removal of {h.name} ({sel.scope} scope)")
         actions = plan_uninstall(h.name, r.manifest, force=request.force)
     for action in actions:
         report.files.append({"path": action.shown, "status": shown_status(action), "detail": action.detail})
@@ -255,6 +259,8 @@ def run(request: Request, pm: pluggy.PluginManager) -> Report:
             r.manifest.installs.pop(h.name, None)
         else:
             r.manifest.installs[h.name] = Install(sel.scope, sel.layout, sel.loopx_command, kept)
+        writes = sum(a.status != "unchanged" for a in actions)
+        step(f"writing {writes} file(s)" if writes else "nothing to write")
         try:
             report.backups = apply(h.name, actions, r.manifest, executables, force=request.force)
         except OSError as exc:

@@ -6,14 +6,19 @@ Exit codes: 0 healthy, or `--repair` changed something (run it again to see what
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from loopx_core.cli.common import FormatOption, store
-from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.cli.output import Format, emit, reporting, steps
 from loopx_core.clock import now
 from loopx_core.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from loopx_core.doctor.findings import Group
+    from loopx_core.doctor.run import Report
+    from loopx_core.store.base import Store
 
 
 def doctor(
@@ -32,24 +37,65 @@ def doctor(
 ) -> None:
     """Check the project's state, host facades, MCP server, agents' liveness and notices."""
     from loopx_core.doctor.findings import GROUPS
-    from loopx_core.doctor.run import run_doctor
 
     with reporting(fmt):
         groups = tuple(dict.fromkeys(check or GROUPS))
         for group in groups:
             if group not in GROUPS:
                 raise UsageError(f"unknown --check {group[:40]!r}; groups: {', '.join(GROUPS)}")
-        report = run_doctor(
-            store(ctx),
-            now(),
-            groups=groups,  # type: ignore[arg-type]
-            repair=repair or dry_run,
-            dry_run=dry_run,
-            mcp=True if check and "installation" in check else None,
-        )
+        mcp = "installation" in (check or ())
+        report = _run(store(ctx), groups, repair or dry_run, dry_run, mcp, fmt)  # type: ignore[arg-type]
         emit(report.to_json(), fmt, markdown)
         if report.remaining and not report.changed:
             raise SystemExit(int(ExitCode.DRIFT))
+
+
+def _run(s: Store, groups: tuple[Group, ...], repair: bool, dry_run: bool, mcp: bool, fmt: Format) -> Report:
+    """Run the doctor; on a terminal (not JSON) one line per step on stderr as it goes.
+
+    Checks alone run group by group, each announced; with repairs it is one run (every
+    check before any repair, as in a pipe), announced once. Either way the installer says
+    which host facade it checks or re-installs (`checking installation: codex-app (user scope)`).
+    """
+    from loopx_core.doctor.findings import GROUPS
+    from loopx_core.doctor.run import run_doctor
+    from loopx_installer.progress import listening
+
+    show = steps(fmt)
+    options: dict[str, Any] = {"repair": repair, "dry_run": dry_run, "mcp": True if mcp else None}
+    if show is None:
+        return run_doctor(s, now(), groups=groups, **options)
+
+    def installer_step(text: str) -> None:
+        show(
+            f"checking installation: {text.removeprefix('checking ')}"
+            if text.startswith("checking ")
+            else text
+        )
+
+    with listening(installer_step):
+        if repair:
+            show(f"checking {', '.join(groups)}, then {'planning' if dry_run else 'making'} repairs")
+            return run_doctor(s, now(), groups=groups, **options)
+        report: Report | None = None
+        for group in (g for g in GROUPS if g in groups):
+            show(f"checking {GROUP_STEPS[group]}")
+            part = run_doctor(s, now(), groups=(group,), **options)
+            report = part if report is None else report
+            if part is not report:
+                report.findings += part.findings
+    assert report is not None  # groups is never empty
+    report.checked = list(groups)
+    return report
+
+
+GROUP_STEPS = {
+    "state": "state (goals, ledger, journals)",
+    "installation": "installation (host facades, the MCP server)",
+    "liveness": "liveness (agents' heartbeats)",
+    "notices": "notices (the outbox)",
+}
+"""What each doctor group looks at, as its step line says."""
 
 
 def markdown(data: dict[str, Any]) -> str:

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from loopx_core.cli.common import FormatOption, check_scope, check_surface
-from loopx_core.cli.output import Block, Format, Table, emit, reporting
+from loopx_core.cli.output import Block, Format, Table, emit, reporting, steps
 from loopx_core.errors import ExitCode, UsageError
 
 app = typer.Typer(
@@ -185,6 +185,7 @@ def workflow_skills(
         from loopx_core.hosts.manager import get_plugin_manager
         from loopx_core.ids import check_id
         from loopx_core.store.files import find_root
+        from loopx_installer.progress import listening
         from loopx_installer.service import Request, run
 
         for kind, value in (("goal", goal_id), ("agent", agent_id)):
@@ -203,7 +204,8 @@ def workflow_skills(
             force=force,
             project=find_root((ctx.find_root().obj or {}).get("root")),
         )
-        report = run(request, get_plugin_manager())
+        with listening(steps(fmt)):
+            report = run(request, get_plugin_manager())
         emit(report.to_json(), fmt, _human, _table)
         if report.operation == "check" and report.drift:
             raise SystemExit(int(ExitCode.DRIFT))

@@ -154,36 +154,125 @@ def print_human(doc: Doc) -> None:
     sys.stdout.write("".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines()))
 
 
-@contextmanager
-def progress(label: str, *, every: float = 1.0) -> Iterator[None]:
-    """Show `label` and the elapsed seconds on stderr while the block runs (only on a terminal)."""
-    import threading
-    import time
-
+def stderr_is_terminal() -> bool:
+    """True when stderr is a terminal (where progress is shown)."""
     try:
-        live = sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        live = False
-    if not live:
-        yield
-        return
-    start = time.monotonic()
+        return bool(sys.stderr.isatty())
+    except (AttributeError, ValueError):  # no stderr, or a closed one
+        return False
+
+
+class Status:
+    """A live line on a terminal's stderr: a label and the elapsed seconds, redrawn as time goes.
+
+    Text written through `write` (a child's output, streamed) appears above the line, which is
+    redrawn under it once the text ends a line. Off a terminal there is no live line: the
+    text alone goes to stderr.
+    """
+
+    def __init__(self, label: str, *, live: bool) -> None:
+        import codecs
+        import threading
+        import time
+
+        self.label, self.live = label, live
+        self._start = time.monotonic()
+        self._lock = threading.Lock()
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._shown = False
+        self._line_start = True
+        self._closed = False
+
+    def elapsed(self) -> float:
+        """Seconds since the status began."""
+        import time
+
+        return time.monotonic() - self._start
+
+    def _clear(self) -> None:
+        if self._shown:
+            sys.stderr.write("\r\x1b[K")
+            self._shown = False
+
+    def _draw(self) -> None:
+        if self.live and self._line_start:
+            sys.stderr.write(f"\r\x1b[K{self.label}: {self.elapsed():.0f}s elapsed")
+            self._shown = True
+
+    def tick(self) -> None:
+        """Redraw the live line (a no-op off a terminal, or in the middle of a streamed line)."""
+        with self._lock:
+            if not self._closed:
+                self._draw()
+                sys.stderr.flush()
+
+    def write(self, chunk: bytes) -> None:
+        """Show `chunk` (UTF-8, a multi-byte character may span chunks) above the live line."""
+        text = self._decoder.decode(chunk)
+        if not text:
+            return
+        with self._lock:
+            if self._closed:
+                return
+            self._clear()
+            sys.stderr.write(text)
+            self._line_start = text.endswith("\n")
+            self._draw()
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        """End the status: the rest of a streamed line, then `LABEL: took Ns` on a terminal (once)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            rest = self._decoder.decode(b"", final=True)
+            self._clear()
+            sys.stderr.write(rest)
+            self._line_start = self._line_start if not rest else rest.endswith("\n")
+            if self.live:
+                sys.stderr.write(
+                    ("" if self._line_start else "\n") + f"{self.label}: took {self.elapsed():.1f}s\n"
+                )
+            sys.stderr.flush()
+
+
+@contextmanager
+def progress(label: str, *, every: float = 1.0) -> Iterator[Status]:
+    """Show `label` and the elapsed seconds on stderr while the block runs (only on a terminal);
+    the block may stream a child's output through the `Status` it is given."""
+    import threading
+
+    status = Status(label, live=stderr_is_terminal())
     done = threading.Event()
 
     def tick() -> None:
         while not done.wait(every):
-            sys.stderr.write(f"\r{label}: {time.monotonic() - start:.0f}s elapsed")
-            sys.stderr.flush()
+            status.tick()
 
     ticker = threading.Thread(target=tick, name="loopx-progress", daemon=True)
-    ticker.start()
+    if status.live:
+        ticker.start()
     try:
-        yield
+        yield status
     finally:
         done.set()
-        ticker.join()
-        sys.stderr.write(f"\r{label}: took {time.monotonic() - start:.1f}s\n")
+        if status.live:
+            ticker.join()
+        status.close()
+
+
+def steps(fmt: Format | None) -> Callable[[str], None] | None:
+    """A step reporter for a long command: one line per step on stderr (`rendering claude-code...`),
+    on a terminal only and never with JSON output; None where nothing is to be shown."""
+    if not stderr_is_terminal() or resolve(fmt) is Format.json:
+        return None
+
+    def step(text: str) -> None:
+        sys.stderr.write(f"{text}\u2026\n")
         sys.stderr.flush()
+
+    return step
 
 
 def report_error(error: LoopxError, fmt: Format | None) -> int:

@@ -175,17 +175,28 @@ def run_once(
         float,
         typer.Option("--lease-minutes", help="Todo lease length, renewed while the host command runs."),
     ] = 30.0,
+    stream: Annotated[
+        bool | None,
+        typer.Option(
+            "--stream/--no-stream",
+            help="Show the host command's output (stdout and stderr) on stderr as it runs "
+            "[default: on when stderr is a terminal].",
+            show_default=False,
+        ),
+    ] = None,
     fmt: FormatOption = Format.auto,
 ) -> None:
     """Run one governed turn in-process: should-run, begin, host command, validation, writeback, spend.
 
     Every phase is journaled; with --resume a crashed or failed turn continues without
-    repeating a committed step. Prints the turn result (or the should-run packet when skipped).
+    repeating a committed step. Prints the turn result (or the should-run packet when skipped)
+    on stdout. While the host command runs, a terminal shows the elapsed time and (--stream)
+    the command's output; it is captured for the turn result (`output_tail`) either way.
     """
     from loopx_core.settlement.driver import DriverOptions
     from loopx_core.settlement.driver import run_once as drive
 
-    with reporting(fmt):
+    with reporting(fmt), progress("turn run-once") as status:
         options = DriverOptions(
             host_command,
             validation_command,
@@ -194,9 +205,10 @@ def run_once(
             slots=slots,
             available_capabilities=tuple(available_capability) if available_capability else None,
             lease_minutes=lease_minutes,
+            host_output=status.write if (status.live if stream is None else stream) else None,
         )
-        with progress("turn run-once"):
-            packet = drive(store(ctx), goal_id, agent_id, options, now)
+        packet = drive(store(ctx), goal_id, agent_id, options, now)
+        status.close()
         if packet.get("status") == "skipped":
             from loopx_core.render import packet_markdown
 

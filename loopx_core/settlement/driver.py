@@ -7,9 +7,12 @@ never repeats a committed step. The next phase is always read through the effect
 
 from __future__ import annotations
 
+import contextlib
 import os
+import select
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +32,11 @@ from loopx_core.settlement.turns import begin_turn, mark_failed, reopen, settle
 from loopx_core.store.base import Store
 
 HOST_OUTPUT_TAIL = 2000
+DRAIN_AFTER_EXIT_S = 2.0
+"""How long output still arriving after the host command exits (a background child of it) is read."""
+
+OutputSink = Callable[[bytes], None]
+"""Receives the host command's output (stdout and stderr, interleaved) chunk by chunk as it arrives."""
 
 
 @dataclass
@@ -42,6 +50,9 @@ class DriverOptions:
     slots: int | None = None
     available_capabilities: tuple[str, ...] | None = None
     lease_minutes: float = 30.0
+    host_output: OutputSink | None = None
+    """A tee for the host command's output as it runs (the CLI streams it to stderr); the output is
+    captured for the turn result either way. None (programmatic callers): shown nowhere."""
 
 
 def run_once(
@@ -102,7 +113,7 @@ def run_once(
         if phase is None:
             break
         if phase in ("host_execute", "typed_result"):
-            _host(ctx, options.host_command, phase)
+            _host(ctx, options.host_command, phase, options.host_output)
             continue
         result, _ = settle(ctx, [StepKind(phase)])
         if result.failure is not None:
@@ -114,7 +125,7 @@ def run_once(
     return turn_result(final, adapter="driver")
 
 
-def _host(ctx: TurnContext, command: str, phase: str) -> None:
+def _host(ctx: TurnContext, command: str, phase: str, sink: OutputSink | None = None) -> None:
     """Run the host command (host_execute) or type its result (typed_result), journaling each."""
     store = ctx.store
     journal = store.read_journal(ctx.goal_id, ctx.turn_key)
@@ -128,7 +139,7 @@ def _host(ctx: TurnContext, command: str, phase: str) -> None:
             "LOOPX_TODO_ID": journal.identity.get("todo_id") or "",
         }
         start = time.monotonic()
-        returncode, output = _run_holding_lease(ctx, journal, command, env)
+        returncode, output = _run_holding_lease(ctx, journal, command, env, sink)
         receipt = {"exit_code": returncode, "duration_seconds": round(time.monotonic() - start, 3)}
         _journal(ctx, "host_execute", receipt, host_result={"output_tail": output[-HOST_OUTPUT_TAIL:]})
         return
@@ -146,39 +157,91 @@ def _host(ctx: TurnContext, command: str, phase: str) -> None:
     ctx.summary = f"host command succeeded in {journal.phase('host_execute').receipt['duration_seconds']}s"  # type: ignore[union-attr]
 
 
-def _run_holding_lease(ctx: TurnContext, journal: Any, command: str, env: dict[str, str]) -> tuple[int, str]:
+def _run_holding_lease(
+    ctx: TurnContext, journal: Any, command: str, env: dict[str, str], sink: OutputSink | None
+) -> tuple[int, str]:
     """Run the host command, renewing the todo lease every third of its length while it runs.
 
-    If the lease is lost meanwhile (another agent took the todo over), the host command is
-    stopped and the turn refused as `lease_lost`: its work must not be settled.
+    Its output is read as it comes (a tee: into a temporary file for the turn result, and to
+    `sink`). If the lease is lost meanwhile (another agent took the todo over), the host
+    command is stopped and the turn refused as `lease_lost`: its work must not be settled.
     """
 
     minutes = journal.lease_minutes or 30.0
     every = max(1.0, minutes * 60 / 3)
     with tempfile.TemporaryFile() as out:
         proc = subprocess.Popen(
-            command, shell=True, cwd=ctx.store.root, env=env, stdout=out, stderr=subprocess.STDOUT
+            command,
+            shell=True,
+            cwd=ctx.store.root,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
         )
-        while True:
-            try:
-                proc.wait(timeout=every)
-                break
-            except subprocess.TimeoutExpired:
-                lost = hold_lease(
-                    ctx.store, journal.settlement_identity(), ctx.clock(), lease_minutes=minutes
-                )
-                if lost:
-                    proc.kill()
-                    proc.wait()
-                    mark_failed(
-                        ctx.store,
-                        journal,
-                        {"kind": str(lost[0]), "step": "host_execute", "message": lost[1]},
-                        ctx.clock(),
+        assert proc.stdout is not None  # stdout=PIPE
+        tee = _Tee(proc.stdout.fileno(), out, sink)
+        tee.start()
+        try:
+            while True:
+                try:
+                    proc.wait(timeout=every)
+                    break
+                except subprocess.TimeoutExpired:
+                    lost = hold_lease(
+                        ctx.store, journal.settlement_identity(), ctx.clock(), lease_minutes=minutes
                     )
-                    raise SettlementError(str(lost[0]), lost[1], step="host_execute") from None
+                    if lost:
+                        proc.kill()
+                        proc.wait()
+                        mark_failed(
+                            ctx.store,
+                            journal,
+                            {"kind": str(lost[0]), "step": "host_execute", "message": lost[1]},
+                            ctx.clock(),
+                        )
+                        raise SettlementError(str(lost[0]), lost[1], step="host_execute") from None
+        finally:
+            tee.exited.set()
+            tee.join()
+            proc.stdout.close()
         out.seek(0)
         return proc.returncode, out.read().decode(errors="replace")
+
+
+class _Tee(threading.Thread):
+    """Copies what the host command prints to the capture file and the sink, as it arrives.
+
+    A pipe stays open while any child of the host command holds it, so after the command
+    exits what is still readable is drained for at most `DRAIN_AFTER_EXIT_S`, then reading stops.
+    A sink that fails (stderr closed, a broken pipe) is dropped; the capture goes on.
+    """
+
+    def __init__(self, fd: int, capture: Any, sink: OutputSink | None) -> None:
+        super().__init__(name="loopx-host-output", daemon=True)
+        self.fd, self.capture, self.sink = fd, capture, sink
+        self.exited = threading.Event()
+
+    def run(self) -> None:
+        """Read until end of output, or until the command has exited and the drain is over."""
+        deadline: float | None = None
+        while deadline is None or time.monotonic() < deadline:
+            ready, _, _ = select.select([self.fd], [], [], 0.1)
+            if self.exited.is_set() and deadline is None:
+                deadline = time.monotonic() + DRAIN_AFTER_EXIT_S
+            if not ready:
+                if self.exited.is_set():
+                    return
+                continue
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                return
+            with contextlib.suppress(OSError):  # a full disk shortens the captured tail, nothing else
+                self.capture.write(chunk)
+            if self.sink is not None:
+                try:
+                    self.sink(chunk)
+                except (OSError, ValueError):
+                    self.sink = None
 
 
 def _journal(
