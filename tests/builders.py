@@ -14,7 +14,7 @@ from loopx_core.kernel.algebra import StepKind
 from loopx_core.models.journal import TurnJournal
 from loopx_core.ops import goals, todos
 from loopx_core.settlement.steps import TurnContext
-from loopx_core.settlement.turns import begin_turn, settle_steps
+from loopx_core.settlement.turns import begin_turn, record_host_phases, settle_steps
 from loopx_core.store.files import FileStore
 from tests.conftest import T0
 
@@ -59,6 +59,7 @@ def settle_turn(
         store, goal, agent, journal.turn_key, lambda: at, summary="s", validation_passed=True, slots=slots
     )
     if steps:
+        record_host_phases(ctx, {"adapter": "test", "status": "succeeded"})  # as every host's writeback does
         settle_steps(ctx, list(steps), adapter="test")
     return store.read_journal(goal, journal.turn_key)
 
