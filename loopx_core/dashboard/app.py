@@ -13,7 +13,7 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import parse_qsl, quote
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -26,17 +26,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from loopx_core.clock import now
 from loopx_core.dashboard import actions, views
 from loopx_core.dashboard.render import render
-from loopx_core.dashboard.security import Guard, without_token
+from loopx_core.dashboard.security import Guard, local_path, without_token
 from loopx_core.dashboard.watch import POLL_SECONDS, Watcher, fingerprinter, safe
-from loopx_core.errors import (
-    ConflictError,
-    LockTimeoutError,
-    LoopxError,
-    NotFoundError,
-    RefusedError,
-    SettlementError,
-    UsageError,
-)
+from loopx_core.errors import ExitCode, LoopxError, NotFoundError, UsageError
 from loopx_core.store.base import Store
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -63,17 +55,25 @@ MAX_FORM_FIELDS = 20
 MAX_FORM_BYTES = 16_384
 
 
+HTTP_STATUS: dict[ExitCode, int] = {
+    ExitCode.USAGE: 400,
+    ExitCode.NOT_FOUND: 404,
+    ExitCode.LOCK_TIMEOUT: 503,
+    **{
+        code: 409
+        for code in ExitCode
+        if code not in (ExitCode.OK, ExitCode.INTERNAL, ExitCode.USAGE, ExitCode.NOT_FOUND, ExitCode.LOCK_TIMEOUT)
+    },
+}
+"""The HTTP status of each exit code the CLI would end with: a bad form 400, an unknown id 404,
+a busy goal 503, and everything the state does not allow 409 (a refusal, a lost race, a
+settlement refusal, and a damaged or newer state file, which `loopx doctor` names). Only an
+internal error (a bug) is a 500."""
+
+
 def status_of(error: LoopxError) -> int:
-    """The HTTP status a LoopX error answers with."""
-    if isinstance(error, NotFoundError):
-        return 404
-    if isinstance(error, UsageError):
-        return 400
-    if isinstance(error, ConflictError | RefusedError | SettlementError):
-        return 409
-    if isinstance(error, LockTimeoutError):
-        return 503
-    return 500
+    """The HTTP status a LoopX error answers with (its exit code's, `HTTP_STATUS`)."""
+    return HTTP_STATUS.get(error.exit_code, 500)
 
 
 class Dashboard:
@@ -97,10 +97,14 @@ class Dashboard:
         html = render(template, **self.context(request, nav), **data)
         return HTMLResponse(html, status_code=status)
 
-    def error(self, request: Request, status: int, message: str) -> Response:
-        """An error page (plain text if even that cannot be rendered)."""
+    def error(self, request: Request, status: int, message: str, *, signed_in: bool = True) -> Response:
+        """An error page (plain text if even that cannot be rendered).
+
+        A request that is not signed in learns nothing but the refusal (not even the store).
+        """
         try:
-            data = {"status": status, "message": message, "store": self.store.label, "now": "", "fp": ""}
+            store = self.store.label if signed_in else ""
+            data = {"status": status, "message": message, "store": store, "now": "", "fp": ""}
             return self.page(request, "error.html", "", data, status)
         except Exception:
             return PlainTextResponse(f"{status}: {message}\n", status_code=status)
@@ -198,26 +202,24 @@ class Dashboard:
             if size > MAX_FORM_BYTES:
                 raise UsageError(f"the form is larger than {MAX_FORM_BYTES} bytes")
             body += chunk
-        from urllib.parse import parse_qsl
-
         try:
-            pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS)
+            pairs = parse_qsl(
+                body.decode("utf-8"),
+                keep_blank_values=True,
+                max_num_fields=MAX_FORM_FIELDS,
+                errors="strict",  # `%ff` is refused, never stored as U+FFFD
+            )
         except (UnicodeDecodeError, ValueError):
             raise UsageError("the form is not valid UTF-8 form data, or has too many fields") from None
+        if any("\x00" in key or "\x00" in value for key, value in pairs):
+            # no command line can carry a NUL, and PostgreSQL cannot store one
+            raise UsageError("a form field holds a NUL character")
         return dict(pairs)
 
     async def not_found(self, request: Request, exc: Exception) -> Response:
         """Unknown paths and methods."""
         status = exc.status_code if isinstance(exc, HTTPException) else 404
         return self.error(request, status, "no such page" if status == 404 else "method not allowed")
-
-
-def local_path(value: str | None) -> str | None:
-    """`value` if it is a path on this server (`/...`, never `//host` or a scheme), else None."""
-    if not value or not value.startswith("/") or value.startswith("//") or "\\" in value:
-        return None
-    parts = urlsplit(value)
-    return parts.path if not parts.scheme and not parts.netloc else None
 
 
 class GuardMiddleware:
@@ -249,7 +251,8 @@ class GuardMiddleware:
         given = request.query_params.get("token")
         if given is not None:
             if not guard.matches(given):
-                await self.dashboard.error(request, 403, "refused: wrong token")(scope, receive, secured)
+                refusal = self.dashboard.error(request, 403, "refused: wrong token", signed_in=False)
+                await refusal(scope, receive, secured)
                 return
             target = without_token(request.url.path, request.url.query)
             response = RedirectResponse(target, status_code=303)
@@ -258,7 +261,7 @@ class GuardMiddleware:
             return
         if not guard.matches(guard.cookie_token(request.headers.get("cookie", ""))):
             message = "refused: no token. Open the URL `loopx dashboard` printed (it carries ?token=...)"
-            await self.dashboard.error(request, 403, message)(scope, receive, secured)
+            await self.dashboard.error(request, 403, message, signed_in=False)(scope, receive, secured)
             return
         await self.app(scope, receive, secured)
 

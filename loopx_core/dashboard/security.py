@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import re
 import secrets
 from dataclasses import dataclass
 from http.cookies import SimpleCookie
@@ -24,6 +25,10 @@ from loopx_core.errors import UsageError
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 TOKEN_BYTES = 24
 MIN_TOKEN_CHARS = 16
+TOKEN_CHARS = "A-Z a-z 0-9 - . _ ~ + / ="
+TOKEN_PATTERN = re.compile(r"[A-Za-z0-9._~+/=-]+")
+"""What a given token may hold: safe in a URL query, a Set-Cookie header and a terminal alike
+(a `;`, `"`, `\\`, space or non-ASCII letter would break the cookie, so sign-in never held)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -45,10 +50,8 @@ def launch_token(host: str, token: str | None) -> str:
     """
     if token is not None:
         token = token.strip()
-        if len(token) < MIN_TOKEN_CHARS or not token.isprintable() or " " in token:
-            raise UsageError(
-                f"--token must be at least {MIN_TOKEN_CHARS} printable characters without spaces"
-            )
+        if len(token) < MIN_TOKEN_CHARS or not TOKEN_PATTERN.fullmatch(token):
+            raise UsageError(f"--token must be at least {MIN_TOKEN_CHARS} characters, each one of {TOKEN_CHARS}")
         return token
     if not is_loopback(host):
         raise UsageError(
@@ -103,9 +106,14 @@ class Guard:
         return is_loopback(host_of(host_header))
 
     def same_origin(self, origin: str | None, referer: str | None, host_header: str) -> bool:
-        """True when the POST comes from a page of this server (Origin, else Referer)."""
-        source = origin if origin and origin != "null" else referer
-        if not source:
+        """True when the POST comes from a page of this server (Origin, else Referer).
+
+        An Origin that is there decides alone: `null` (a sandboxed frame, a `file:` page, a
+        cross-site redirect) is an opaque origin, never this server, whatever the Referer says.
+        Without an Origin, the Referer must name this server; without either, refused.
+        """
+        source = origin if origin is not None else referer
+        if not source or source == "null":
             return False
         parts = urlsplit(source)
         return parts.scheme in ("http", "https") and parts.netloc.lower() == host_header.strip().lower()
@@ -119,7 +127,26 @@ def host_of(host_header: str) -> str:
     return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
 
 
+def local_path(value: str | None) -> str | None:
+    """`value` as a path on this server, or None when it is not one.
+
+    A browser reads `//host`, `/\\host` and `\\host` (tabs and newlines dropped) as another
+    server, so any of those, a scheme or a control character is None: a redirect the
+    dashboard sends never leaves it.
+    """
+    if not value or not value.startswith("/") or value.startswith("//"):
+        return None
+    if "\\" in value or not value.isprintable():
+        return None
+    parts = urlsplit(value)
+    return parts.path if not parts.scheme and not parts.netloc else None
+
+
 def without_token(path: str, query: str) -> str:
-    """The same URL with the `token` parameter removed (where the sign-in redirects to)."""
+    """The same URL with the `token` parameter removed (where the sign-in redirects to).
+
+    The target is always a path on this server (a request line of `//evil.example/?token=...`
+    is redirected to `/`, not to another site).
+    """
     kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != "token"]
-    return path + ("?" + urlencode(kept) if kept else "")
+    return (local_path(path) or "/") + ("?" + urlencode(kept) if kept else "")

@@ -259,9 +259,13 @@ def goal_page(store: Store, goal_id: str, now: datetime) -> dict[str, Any]:
         "agents": sorted(registry.agents),
         "turns": [],
         "runs": [],
+        "history_error": None,
     }
     if state is not None:
-        data["turns"], data["runs"] = timeline(store, goal_id, state)
+        try:
+            data["turns"], data["runs"] = timeline(store, goal_id, state)
+        except LoopxError as exc:  # a damaged run index: the rest of the page still shows
+            data["history_error"] = exc.message
     return data
 
 
@@ -277,11 +281,11 @@ def _inspected(store: Store, goal_id: str, agent_id: str, turn_key: str) -> dict
 def timeline(
     store: Store, goal_id: str, state: GoalState
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The turn timeline (open turns, then settled ones newest first) and the run history."""
-    try:
-        entries = list(reversed(store.read_history(goal_id, last=TIMELINE_TURNS)))
-    except LoopxError as exc:
-        return [{"error": exc.message}], []
+    """The turn timeline (open turns, then settled ones newest first) and the run history.
+
+    An unreadable run index is its `LoopxError` (the page shows it in place of both).
+    """
+    entries = list(reversed(store.read_history(goal_id, last=TIMELINE_TURNS)))
     turns: list[dict[str, Any]] = []
     settled = {e.turn_key for e in entries}
     for agent_id, key in sorted(state.open_turns.items()):
