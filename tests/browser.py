@@ -383,3 +383,68 @@ def fleet(store: Store) -> None:
         from loopx_core.ops.health import beat
 
         beat(store.root, agent, T0 - timedelta(minutes=minutes))
+
+
+# -- in process (fast enough for generated inputs) ---------------------------------------------------
+
+
+def asgi(
+    app: Any,
+    method: str,
+    path: str,
+    *,
+    headers: dict[str, str] | None = None,
+    body: bytes = b"",
+    host: str = "127.0.0.1:8765",
+) -> Reply:
+    """One request through the ASGI app itself (the real middleware and routes, no socket).
+
+    `path` is the raw request target (percent-encoding kept, as a client sends it); the path
+    is decoded as uvicorn decodes it.
+    """
+    import asyncio
+    from urllib.parse import unquote
+
+    raw_path, _, query = path.partition("?")
+    sent = [(b"host", host.encode("latin-1"))] + [
+        (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()
+    ]
+    if body:
+        sent.append((b"content-length", str(len(body)).encode()))
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": unquote(raw_path),
+        "raw_path": raw_path.encode("latin-1"),
+        "query_string": query.encode("latin-1"),
+        "root_path": "",
+        "headers": sent,
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8765),
+    }
+    out: dict[str, Any] = {"status": 0, "headers": [], "body": b""}
+    chunks = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def receive() -> dict[str, Any]:
+        return chunks.pop(0) if chunks else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            out["status"] = message["status"]
+            out["headers"] = message.get("headers", [])
+        elif message["type"] == "http.response.body":
+            out["body"] += message.get("body", b"")
+
+    asyncio.run(app(scope, receive, send))
+    found = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in out["headers"]}
+    return Reply(out["status"], found, out["body"].decode("utf-8", "replace"))
+
+
+def signed_in(token: str) -> dict[str, str]:
+    """The Cookie header of a browser signed in with `token`."""
+    from loopx_core.dashboard.security import Guard
+
+    return {"Cookie": f"{Guard(token, loopback_only=True).cookie_name}={token}"}
