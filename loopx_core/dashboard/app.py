@@ -62,7 +62,8 @@ HTTP_STATUS: dict[ExitCode, int] = {
     **{
         code: 409
         for code in ExitCode
-        if code not in (ExitCode.OK, ExitCode.INTERNAL, ExitCode.USAGE, ExitCode.NOT_FOUND, ExitCode.LOCK_TIMEOUT)
+        if code
+        not in (ExitCode.OK, ExitCode.INTERNAL, ExitCode.USAGE, ExitCode.NOT_FOUND, ExitCode.LOCK_TIMEOUT)
     },
 }
 """The HTTP status of each exit code the CLI would end with: a bad form 400, an unknown id 404,
@@ -244,6 +245,10 @@ class GuardMiddleware:
                 message["headers"] = [*message["headers"], *SECURITY_HEADERS]
             await send(message)
 
+        if not bytes(scope.get("query_string", b"")).isascii():
+            # HTTP servers refuse such a request line; another ASGI server might pass it on
+            await PlainTextResponse("400: the query string is not ASCII\n", 400)(scope, receive, secured)
+            return
         if not guard.host_allowed(host):
             response = PlainTextResponse("403: refused: this dashboard answers only on loopback\n", 403)
             await response(scope, receive, secured)

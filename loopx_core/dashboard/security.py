@@ -51,7 +51,9 @@ def launch_token(host: str, token: str | None) -> str:
     if token is not None:
         token = token.strip()
         if len(token) < MIN_TOKEN_CHARS or not TOKEN_PATTERN.fullmatch(token):
-            raise UsageError(f"--token must be at least {MIN_TOKEN_CHARS} characters, each one of {TOKEN_CHARS}")
+            raise UsageError(
+                f"--token must be at least {MIN_TOKEN_CHARS} characters, each one of {TOKEN_CHARS}"
+            )
         return token
     if not is_loopback(host):
         raise UsageError(

@@ -25,7 +25,25 @@ from tests.browser import asgi, fleet, signed_in
 TOKEN = "r" * 24
 BASE = "http://127.0.0.1:8765"
 TRICKY = st.sampled_from(
-    ["/", "//", "\\", "/\\", "\\\\", "\t", "\n", "\r", "%2f", "%5c", "%09", "evil.example", "@", ":", "http:", "?", "#"]
+    [
+        "/",
+        "//",
+        "\\",
+        "/\\",
+        "\\\\",
+        "\t",
+        "\n",
+        "\r",
+        "%2f",
+        "%5c",
+        "%09",
+        "evil.example",
+        "@",
+        ":",
+        "http:",
+        "?",
+        "#",
+    ]
 )
 TARGETS = st.lists(st.one_of(TRICKY, st.text(max_size=6)), min_size=1, max_size=6).map("".join)
 

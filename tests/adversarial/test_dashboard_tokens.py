@@ -30,7 +30,7 @@ from tests.browser import asgi, fleet
 TOKENS = st.one_of(
     st.text(min_size=MIN_TOKEN_CHARS - 2, max_size=40),
     st.text(st.characters(min_codepoint=32, max_codepoint=126), min_size=MIN_TOKEN_CHARS, max_size=40),
-    st.text(st.sampled_from("Aa0-._~+/=;,\"\\é€ "), min_size=MIN_TOKEN_CHARS, max_size=24),
+    st.text(st.sampled_from('Aa0-._~+/=;,"\\é€ '), min_size=MIN_TOKEN_CHARS, max_size=24),
 )
 
 
@@ -97,4 +97,7 @@ def test_tokens_of_every_allowed_character_sign_in(store: FileStore, token: str)
     app = create_app(store, Guard(launch_token("127.0.0.1", token), loopback_only=True))
     first = asgi(app, "GET", "/agents?token=" + quote(token, safe=""))
     assert first.status == 303 and first.headers["location"] == "/agents"
-    assert asgi(app, "GET", "/agents", headers={"Cookie": browser_cookie(first.headers["set-cookie"])}).status == 200
+    assert (
+        asgi(app, "GET", "/agents", headers={"Cookie": browser_cookie(first.headers["set-cookie"])}).status
+        == 200
+    )
