@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from loopx_core.clock import iso
 from loopx_core.decide import scope
-from loopx_core.models import AgentEntry, GoalEntry, GoalState, Todo
 from loopx_core.quota import EVALUATION_ORDER, QuotaState, QuotaUsage
+
+if TYPE_CHECKING:
+    from loopx_core.models import AgentEntry, GoalEntry, GoalState, Todo
 
 Lane = Literal["inbox", "workspace", "replan", "monitor"]
 

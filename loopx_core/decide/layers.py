@@ -13,14 +13,16 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from loopx_core import commands
 from loopx_core.decide.assess import Assessment, Inputs
 from loopx_core.decide.scope import lease_lost, scope_refusal
 from loopx_core.kernel.results import turn_result
-from loopx_core.models import Todo
 from loopx_core.models.identity import SettlementIdentity, replan_obligation_id, turn_instance_id
+
+if TYPE_CHECKING:
+    from loopx_core.models import Todo
 
 DecisionKind = Literal["run", "skip", "observe", "repair"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopx_core.clock import iso
 from loopx_core.decide.assess import Assessment, Inputs, assess
@@ -13,10 +13,12 @@ from loopx_core.decide.layers import Decision, run_layers
 from loopx_core.errors import NotFoundError, StateInvalidError
 from loopx_core.ids import check_id
 from loopx_core.kernel.algebra import build_plan
-from loopx_core.models import Registry
 from loopx_core.models.identity import SettlementIdentity
 from loopx_core.quota import compute_usage, lookback
-from loopx_core.store.base import Store
+
+if TYPE_CHECKING:
+    from loopx_core.models import Registry
+    from loopx_core.store.base import Store
 
 PACKET_SCHEMA = "loopx_quota_should_run_v1"
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from loopx_core.models import GoalState, Todo
 from loopx_core.models.identity import SettlementIdentity
+
+if TYPE_CHECKING:
+    from loopx_core.models import GoalState, Todo
 
 
 def lease_live(todo: Todo, now: datetime) -> bool:

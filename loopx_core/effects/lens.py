@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
+from loopx_core.models.constants import PHASES, STATUSES, TOMBSTONES
 from loopx_core.models.identity import SettlementIdentity
-from loopx_core.models.journal import PHASES, STATUSES, TOMBSTONES
 
 ExecutionMode = Literal["serial", "parallel", "interleaved"]
 

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from loopx_core.models.constants import SCHEMA_VERSION
 from loopx_core.models.domain import Id, Time
-
-SCHEMA_VERSION = 1
-"""The one schema version this release reads and writes."""
 
 __all__ = ["SCHEMA_VERSION", "Id", "StrictModel", "Time"]
 

@@ -1,4 +1,4 @@
-"""The models' constants that the hot path needs without the models: bounds and turn phases.
+"""The models' constants that the hot path needs without the models: the schema version, bounds, turn phases.
 
 Pure standard library (no pydantic), so `loopx quota should-run` can check `LOOPX_NOW`, cap a
 charge and order a turn's phases without building a model. `models.domain` and
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+SCHEMA_VERSION = 1
+"""The one schema version this release reads and writes."""
 MAX_MINUTES = 3 * 365 * 24 * 60
 """Longest lease, wait, cadence or charge: three years (1,576,800 minutes)."""
 MAX_WINDOW_HOURS = 10 * 365 * 24

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass
 
 from loopx_core.errors import UsageError
 
 TURN_KEY_PREFIX = "sha256:"
+_TURN_KEY_RE = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def check_turn_key(turn_key: str) -> str:
+    """Return the 64-hex digest of a `sha256:<64 hex>` turn key, or raise `UsageError`."""
+    if not _TURN_KEY_RE.fullmatch(turn_key):
+        raise UsageError("invalid --turn-key: expected sha256: followed by 64 lower-case hex digits")
+    return turn_key[len(TURN_KEY_PREFIX) :]
 
 
 @dataclass(frozen=True)

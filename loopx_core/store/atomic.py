@@ -1,4 +1,8 @@
-"""Atomic file writes (temp file, fsync, rename) and schema-checked reads."""
+"""Atomic file writes (temp file, fsync, rename) and schema-checked reads.
+
+pydantic loads only when a model is written or validated: writing bytes, naming a path or
+finding that a file is missing needs none of it (the should-run path, docs/benchmarks.md).
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,15 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, TypeVar
 
 from loopx_core.errors import NotFoundError, SchemaUnsupportedError, StateInvalidError
-from loopx_core.models.common import SCHEMA_VERSION
+from loopx_core.models.constants import SCHEMA_VERSION
 
-M = TypeVar("M", bound=BaseModel)
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound="BaseModel")
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -67,15 +72,22 @@ def shown(path: Path, root: Path | None) -> str:
     return str(path)
 
 
-def read_model(path: Path, model: type[M], *, what: str, root: Path | None = None) -> M:
-    """Read and validate a JSON file; refuse unknown or newer schemas without touching it."""
+def read_bytes(path: Path, *, what: str, root: Path | None = None) -> tuple[bytes, str]:
+    """A stored file's bytes and its shown path; missing is `NotFoundError`, unreadable `StateInvalidError`."""
     where = shown(path, root)
     try:
-        data = path.read_bytes()
+        return path.read_bytes(), where
     except FileNotFoundError:
         raise NotFoundError(f"{what} not found at {where}") from None
     except OSError as exc:
         raise StateInvalidError(f"{what} unreadable at {where}: {exc.strerror}", path=where) from None
+
+
+def read_model(path: Path, model: type[M], *, what: str, root: Path | None = None) -> M:
+    """Read and validate a JSON file; refuse unknown or newer schemas without touching it."""
+    data, where = read_bytes(path, what=what, root=root)
+    from pydantic import ValidationError
+
     try:
         return model.model_validate_json(data)
     except ValidationError as exc:

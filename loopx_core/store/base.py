@@ -13,12 +13,13 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from loopx_core.models import GoalState, LedgerEvent, Registry
-from loopx_core.models.journal import TurnJournal
-from loopx_core.models.runs import RunIndexEntry
-from loopx_core.models.scheduler import SchedulerState
+if TYPE_CHECKING:  # hints only: the protocol itself needs no model (nor pydantic)
+    from loopx_core.models import GoalState, LedgerEvent, Registry
+    from loopx_core.models.journal import TurnJournal
+    from loopx_core.models.runs import RunIndexEntry
+    from loopx_core.models.scheduler import SchedulerState
 
 T = TypeVar("T")
 

@@ -3,8 +3,9 @@
 `.loopx/store.json` (`{"schema_version": 1, "store": "postgresql://host/db?sslmode=require"}`)
 is written by `loopx init --store` and `loopx store migrate`; it never holds a credential
 (a DSN with a password is refused before anything is written). `LOOPX_STORE` overrides it
-for one process: `files`, or a DSN. psycopg is imported only when a DSN is chosen, so the
-file store's hot path never loads it.
+for one process: `files`, or a DSN. psycopg is imported only when a DSN is chosen, and
+pydantic only when a `store.json` is there to validate, so the file store's hot path loads
+neither.
 """
 
 from __future__ import annotations
@@ -13,25 +14,29 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from loopx_core.errors import NotFoundError, UsageError
-from loopx_core.models.common import StrictModel
 from loopx_core.store import dsn as dsns
 from loopx_core.store.atomic import atomic_write_bytes, read_model
-from loopx_core.store.base import Store
 from loopx_core.store.files import STATE_DIR, FileStore
+
+if TYPE_CHECKING:
+    from loopx_core.store.base import Store
+    from loopx_core.store.config import StoreConfig
 
 ENV_VAR = "LOOPX_STORE"
 CONFIG_FILE = "store.json"
 FILES = "files"
 
 
-class StoreConfig(StrictModel):
-    """`.loopx/store.json`: the store this project's state lives in."""
+def __getattr__(name: str) -> Any:
+    """`StoreConfig`, still importable from here; it loads (with pydantic) on first use."""
+    if name == "StoreConfig":
+        from loopx_core.store.config import StoreConfig
 
-    schema_version: Literal[1]
-    store: str
+        return StoreConfig
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,7 @@ def choose(root: Path) -> StoreChoice:
     if env:
         return StoreChoice(normalised(env), "env")
     try:
-        config = read_model(config_path(root), StoreConfig, what="store choice", root=root)
+        config = _read_config(root)
     except NotFoundError:
         return StoreChoice(FILES, "default")
     return StoreChoice(normalised(config.store), "project")
@@ -85,6 +90,8 @@ def record(root: Path, target: str) -> None:
         path.unlink(missing_ok=True)
         return
     dsns.refuse_credentials(target)
+    from loopx_core.store.config import StoreConfig
+
     config = StoreConfig(schema_version=1, store=target)
     atomic_write_bytes(path, config.model_dump_json(indent=2).encode() + b"\n")
 
@@ -92,9 +99,19 @@ def record(root: Path, target: str) -> None:
 def recorded(root: Path) -> str:
     """The store recorded for the project (`files` when none is)."""
     try:
-        return read_model(config_path(root), StoreConfig, what="store choice", root=root).store
+        return _read_config(root).store
     except NotFoundError:
         return FILES
+
+
+def _read_config(root: Path) -> StoreConfig:
+    """`.loopx/store.json`, validated; `NotFoundError` (before pydantic loads) when there is none."""
+    path = config_path(root)
+    if not path.exists() and not path.is_symlink():
+        raise NotFoundError(f"store choice not found at {STATE_DIR}/{CONFIG_FILE}")
+    from loopx_core.store.config import StoreConfig
+
+    return read_model(path, StoreConfig, what="store choice", root=root)
 
 
 _SHARED: dict[tuple[Path, str], Store] = {}

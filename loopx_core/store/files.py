@@ -1,4 +1,8 @@
-"""`FileStore`: the embedded store, plain files under `<root>/.loopx/`."""
+"""`FileStore`: the embedded store, plain files under `<root>/.loopx/`.
+
+The models (and pydantic) load when a file is first validated or written, not on import:
+`find_root`, the paths and a tick's lean reads (`store.lean`) need none of them.
+"""
 
 from __future__ import annotations
 
@@ -9,25 +13,48 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from itertools import islice
 from pathlib import Path
-from typing import Any, TypeVar
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from loopx_core.errors import ConflictError, NotFoundError, SchemaUnsupportedError, StateInvalidError
 from loopx_core.faults import race_window
 from loopx_core.ids import check_id
-from loopx_core.models import SCHEMA_VERSION, GoalState, LedgerEvent, Registry
-from loopx_core.models.journal import TurnJournal, check_turn_key
-from loopx_core.models.runs import RunIndexEntry
-from loopx_core.models.scheduler import SchedulerState
-from loopx_core.store import ledger, receipts
+from loopx_core.models.constants import SCHEMA_VERSION
+from loopx_core.models.identity import check_turn_key
+from loopx_core.store import ledger
 from loopx_core.store.atomic import atomic_write_bytes, explain, read_model, shown, write_model
 from loopx_core.store.lock import file_lock
+
+if TYPE_CHECKING:
+    from loopx_core.models import GoalState, LedgerEvent, Registry
+    from loopx_core.models.journal import TurnJournal
+    from loopx_core.models.runs import RunIndexEntry
+    from loopx_core.models.scheduler import SchedulerState
+    from loopx_core.store import receipts
 
 T = TypeVar("T")
 
 STATE_DIR = ".loopx"
 REGISTRY_LOCK = "registry"
+GITIGNORE = """\
+# Written by `loopx init`: what of .loopx/ must not be committed (see docs/committing.md).
+# The registry, goal state, runs, ledger and facades.json are the loop's record: commit them.
+locks/
+backups/
+quarantine/
+notices/
+*.prev
+*.tmp
+"""
+"""`.loopx/.gitignore` as a new file store gets it (one already there is the project's own)."""
+
+
+def write_gitignore(state_dir: Path) -> bool:
+    """Write `state_dir/.gitignore` if `state_dir` is a real folder without one; True when written."""
+    path = state_dir / ".gitignore"
+    if not state_dir.is_dir() or state_dir.is_symlink() or path.exists() or path.is_symlink():
+        return False
+    atomic_write_bytes(path, GITIGNORE.encode())
+    return True
 
 
 def keep_previous(path: Path) -> None:
@@ -112,10 +139,17 @@ class FileStore:
         return self.registry_path.is_file()
 
     def init(self) -> bool:
-        """Create an empty registry; False (and nothing written) if one already exists."""
+        """Create `.loopx/.gitignore` (kept if present), then an empty registry.
+
+        False (and nothing written) if a registry already exists.
+        """
+        from loopx_core.models import Registry
+
         with file_lock(self.lock_path(REGISTRY_LOCK)):
             if self.registry_path.exists():
                 return False
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            write_gitignore(self.state_dir)  # first: a store is initialised once its registry exists
             write_model(self.registry_path, Registry(schema_version=SCHEMA_VERSION))
             return True
 
@@ -129,11 +163,15 @@ class FileStore:
     # -- registry ----------------------------------------------------------------------
     def read_registry(self) -> Registry:
         """The registry, validated."""
+        from loopx_core.models import Registry
+
         self._require_init()
         return read_model(self.registry_path, Registry, what="registry", root=self.root)
 
     def update_registry(self, change: Callable[[Registry], T]) -> T:
         """Apply `change` to the registry under its lock and write it back atomically."""
+        from loopx_core.models import Registry
+
         self._require_init()
         with file_lock(self.lock_path(REGISTRY_LOCK)):
             registry = read_model(self.registry_path, Registry, what="registry", root=self.root)
@@ -146,6 +184,8 @@ class FileStore:
     # -- goal state --------------------------------------------------------------------
     def read_goal(self, goal_id: str) -> GoalState:
         """A goal's state, validated."""
+        from loopx_core.models import GoalState
+
         return read_model(
             self.goal_path(goal_id), GoalState, what=f"state of goal {goal_id!r}", root=self.root
         )
@@ -186,6 +226,8 @@ class FileStore:
     # -- scheduler ---------------------------------------------------------------------
     def read_scheduler(self, goal_id: str) -> SchedulerState:
         """The goal's scheduler state, validated (empty if no host reported yet)."""
+        from loopx_core.models.scheduler import SchedulerState
+
         try:
             return read_model(
                 self.scheduler_path(goal_id), SchedulerState, what="scheduler state", root=self.root
@@ -200,6 +242,8 @@ class FileStore:
     # -- turn journals -----------------------------------------------------------------
     def read_journal(self, goal_id: str, turn_key: str) -> TurnJournal:
         """A turn journal, schema-checked (missing: NotFoundError; malformed: StateInvalidError)."""
+        from loopx_core.models.journal import TurnJournal
+
         return read_model(self.turn_path(goal_id, turn_key), TurnJournal, what="turn journal", root=self.root)
 
     def has_journal(self, goal_id: str, turn_key: str) -> bool:
@@ -215,6 +259,8 @@ class FileStore:
         self, goal_id: str, build: Callable[[int, LedgerEvent | None], LedgerEvent]
     ) -> LedgerEvent:
         """Append the event `build(next_seq, last_event)` returns, under the goal lock."""
+        from loopx_core.store import receipts
+
         path = self.ledger_path(goal_id)
         with file_lock(self.lock_path(goal_id)):
             last = ledger.last_event(path, root=self.root)
@@ -228,6 +274,8 @@ class FileStore:
 
     # -- receipts (exactly once for the goal's whole life) -----------------------------
     def _receipt_sources(self, goal_id: str) -> receipts.Sources:
+        from loopx_core.store import receipts
+
         return receipts.Sources(
             self.receipts_path(goal_id),
             self.ledger_path(goal_id),
@@ -237,16 +285,22 @@ class FileStore:
 
     def spend_receipt(self, goal_id: str, turn_instance_id: str) -> LedgerEvent | None:
         """The spend already charged for this turn instance, however long ago (or None)."""
+        from loopx_core.store import receipts
+
         with self.goal_lock(goal_id):
             return receipts.spend_of(self._receipt_sources(goal_id), turn_instance_id)
 
     def void_receipt(self, goal_id: str, event_id: str) -> LedgerEvent | None:
         """The void already recorded for `event_id` (or None)."""
+        from loopx_core.store import receipts
+
         with self.goal_lock(goal_id):
             return receipts.void_of(self._receipt_sources(goal_id), event_id)
 
     def run_indexed(self, goal_id: str, run_id: str) -> bool:
         """True when the run history already lists `run_id`."""
+        from loopx_core.store import receipts
+
         with self.goal_lock(goal_id):
             return receipts.run_indexed(self._receipt_sources(goal_id), run_id)
 
@@ -257,6 +311,8 @@ class FileStore:
         The history is read before anything is written, so a damaged one refuses first; a
         retry after a crash between the record and its receipt rewrites the record only.
         """
+        from loopx_core.store import receipts
+
         with self.goal_lock(goal_id):
             folder = self.runs_dir(goal_id)
             indexed = receipts.run_indexed(self._receipt_sources(goal_id), entry.run_id)
@@ -278,6 +334,10 @@ class FileStore:
 
         A damaged line is `StateInvalidError` naming the file.
         """
+        from pydantic import ValidationError
+
+        from loopx_core.models.runs import RunIndexEntry
+
         path = self.runs_dir(check_id("goal", goal_id)) / "index.jsonl"
         lines = list(islice(ledger.reverse_lines(path), last))
         lines.reverse()

@@ -15,7 +15,7 @@ from loopx_core.ids import is_valid_id
 from loopx_core.models.runs import RunIndexEntry
 from loopx_core.store import ledger
 from loopx_core.store.atomic import atomic_write_bytes, read_model, write_model
-from loopx_core.store.files import FileStore
+from loopx_core.store.files import FileStore, write_gitignore
 from loopx_core.store.snapshot import GoalDump, Snapshot, event_line, history_line
 
 
@@ -92,6 +92,8 @@ def write(store: FileStore, snapshot: Snapshot) -> None:
         if dump.scheduler is not None:
             write_model(store.scheduler_path(goal_id), dump.scheduler)
     if snapshot.registry is not None:  # last: a store is initialised once its registry exists
+        store.state_dir.mkdir(parents=True, exist_ok=True)
+        write_gitignore(store.state_dir)  # as `FileStore.init` writes it (an existing one is kept)
         write_model(store.registry_path, snapshot.registry)
 
 

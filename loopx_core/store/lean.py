@@ -14,8 +14,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from loopx_core.errors import NotFoundError, StateInvalidError
+from loopx_core.errors import NotFoundError
 from loopx_core.models import lean
+from loopx_core.store.atomic import explain, read_bytes, shown
+from loopx_core.store.ledger import reverse_lines
 
 MODEL_MODULES = {
     "Registry": "loopx_core.models.registry",
@@ -27,25 +29,9 @@ MODEL_MODULES = {
 """The pydantic model behind each file a lean read may return."""
 
 
-def shown(path: Path, root: Path | None) -> str:
-    """`path` relative to the project root when inside it (as `atomic.shown`)."""
-    if root is not None:
-        try:
-            return str(path.relative_to(root))
-        except ValueError:
-            pass
-    return str(path)
-
-
 def read_file(path: Path, name: str, *, what: str, root: Path | None = None) -> Any:
     """The lean object of the file at `path` (model `name`), or the error `read_model` gives."""
-    where = shown(path, root)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise NotFoundError(f"{what} not found at {where}") from None
-    except OSError as exc:
-        raise StateInvalidError(f"{what} unreadable at {where}: {exc.strerror}", path=where) from None
+    data, where = read_bytes(path, what=what, root=root)
     return parse(data, name, where=where, what=what)
 
 
@@ -61,8 +47,6 @@ def parse(data: bytes, name: str, *, where: str, what: str) -> Any:
 def validated(data: bytes, name: str, *, where: str, what: str) -> Any:
     """The pydantic model of `data`, or the `StateInvalidError` `read_model` raises for it."""
     from pydantic import ValidationError
-
-    from loopx_core.store.atomic import explain
 
     model = getattr(importlib.import_module(MODEL_MODULES[name]), name)
     try:
@@ -125,8 +109,6 @@ class LeanFileStore:
 
     def ledger_since(self, goal_id: str, since: datetime) -> list[Any]:
         """Ledger events (lean) at or after `since`, oldest first, reading only the file's tail."""
-        from loopx_core.store.ledger import reverse_lines
-
         path = self.store.ledger_path(goal_id)
         where = shown(path, self.root)
         events: list[Any] = []

@@ -3,7 +3,8 @@
 Events are appended under the goal lock with a strictly increasing `seq` and a
 non-decreasing `at`, so the spends of a rolling window are always the file's tail:
 `read_tail` reads backwards and stops at the first event older than the window, which
-keeps should-run flat however long the ledger grows.
+keeps should-run flat however long the ledger grows. The line reader needs no pydantic; the
+model loads when a line is parsed into a `LedgerEvent`.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ import os
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING
 
 from loopx_core.errors import StateInvalidError
-from loopx_core.models.ledger import LedgerEvent
 from loopx_core.store.atomic import explain, shown
+
+if TYPE_CHECKING:
+    from loopx_core.models.ledger import LedgerEvent
 
 _BLOCK = 64 * 1024
 
@@ -62,6 +64,10 @@ def unreadable(path: Path, exc: OSError) -> StateInvalidError:
 
 def parse_event(path: Path, line: bytes, root: Path | None) -> LedgerEvent:
     """One ledger line, schema-checked (an invalid line is a `StateInvalidError` naming the file)."""
+    from pydantic import ValidationError
+
+    from loopx_core.models.ledger import LedgerEvent
+
     try:
         return LedgerEvent.model_validate_json(line)
     except ValidationError as exc:
