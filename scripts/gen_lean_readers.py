@@ -80,9 +80,11 @@ class Generator:
         if origin is Literal:
             return f"_literal({get_args(annotation)!r})"
         if origin is list:
+            _container(annotation, metadata)
             (item,) = get_args(annotation)
             return f"_list({self.check(item, [])})"
         if origin is dict:
+            _container(annotation, metadata)
             key, value = get_args(annotation)
             return f"_dict({self.check(key, [])}, {self.check(value, [])})"
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
@@ -257,6 +259,16 @@ class Generator:
         body += f"\n\n\nCHECKERS: dict[str, Any] = {{{readers}}}\n"
         body += '"""Each model\'s checker by name: `CHECKERS[name](parsed_json)` is a lean object or raises `Doubt`."""\n'
         return body
+
+
+def _container(annotation: Any, metadata: list[Any]) -> None:
+    """Refuse a constraint on a list or dict that the lean checkers do not apply.
+
+    `domain.finite_json` is applied already: `loads` doubts every NaN and infinity in a file.
+    """
+    for item in _flatten(metadata):
+        if not (isinstance(item, AfterValidator) and item.func is domain.finite_json):
+            raise SystemExit(f"unsupported constraint {item!r} on {annotation!r}")
 
 
 def _flatten(metadata: list[Any]) -> list[Any]:

@@ -83,6 +83,28 @@ InputTime = Annotated[AwareDatetime, _time_before(MAX_TIME)]
 Time = Annotated[AwareDatetime, _time_before(MAX_STORED_TIME)]
 """A stored time: an input time, or one plus a bounded duration (before 3100)."""
 
+
+def finite_json(value: T) -> T:
+    """`value` (free-form JSON), refused if it holds NaN or an infinity anywhere.
+
+    They are not JSON (RFC 8259): LoopX never writes one (a rewrite would store `null`,
+    silently changing the file) and never prints one (`cli.output.dumps` refuses it).
+    """
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and item - item != 0:
+            raise ValueError("NaN and infinities are not JSON")
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return value
+
+
+JsonObject = Annotated[dict[str, Any], AfterValidator(finite_json)]
+"""A free-form JSON object kept in a file (a receipt, a host's result): any JSON, finite numbers only."""
+
 DOMAIN: tuple[tuple[str, Any, str], ...] = (
     ("--compute", Compute, "goal add, goal configure"),
     ("--window-hours", WindowHours, "goal add, goal configure"),

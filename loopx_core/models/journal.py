@@ -6,27 +6,17 @@ stopped and failed journals stay as tombstones (read-only inspection: settlement
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import AwareDatetime, Field, field_validator
 
-from loopx_core.errors import UsageError
 from loopx_core.models.common import StrictModel
 from loopx_core.models.constants import PHASES, STATUSES, TOMBSTONES  # noqa: F401 (their importers read them here)
-from loopx_core.models.domain import Minutes
-from loopx_core.models.identity import TURN_KEY_PREFIX, SettlementIdentity
+from loopx_core.models.domain import JsonObject, Minutes
+from loopx_core.models.identity import SettlementIdentity, check_turn_key  # noqa: F401 (importers read it here)
 
 IDENTITY_KEYS = frozenset({"goal_id", "agent_id", "todo_id", "turn_instance_id", "replan_obligation_id"})
-_TURN_KEY_RE = re.compile(r"sha256:[0-9a-f]{64}")
-
-
-def check_turn_key(turn_key: str) -> str:
-    """Return the 64-hex digest of a `sha256:<64 hex>` turn key, or raise `UsageError`."""
-    if not _TURN_KEY_RE.fullmatch(turn_key):
-        raise UsageError("invalid --turn-key: expected sha256: followed by 64 lower-case hex digits")
-    return turn_key[len(TURN_KEY_PREFIX) :]
 
 
 class PhaseRecord(StrictModel):
@@ -34,7 +24,7 @@ class PhaseRecord(StrictModel):
 
     phase: str
     at: AwareDatetime
-    receipt: dict[str, Any] = Field(default_factory=dict)
+    receipt: JsonObject = Field(default_factory=dict)
 
 
 class TurnJournal(StrictModel):
@@ -50,7 +40,7 @@ class TurnJournal(StrictModel):
     phases: list[PhaseRecord] = Field(default_factory=list)
     started_at: AwareDatetime
     updated_at: AwareDatetime
-    host_result: dict[str, Any] | None = None
+    host_result: JsonObject | None = None
     failure: dict[str, str] | None = None
     cancel_reason: str | None = None
     lease_minutes: Minutes | None = None
