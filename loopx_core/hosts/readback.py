@@ -104,8 +104,15 @@ def problems(f: FacadeFile, text: str, owner: str) -> list[str]:
     if meta is None:
         return ["no front matter"]
     return [
-        f"front matter {k} is {meta.get(k)!r}, expected {v!r}" for k, v in wanted.items() if meta.get(k) != v
+        f"front matter {k} is {_shown(meta.get(k))}, expected {_shown(v)}"
+        for k, v in wanted.items()
+        if meta.get(k) != v
     ]
+
+
+def _shown(value: object) -> str:
+    """A front-matter value as JSON (`["a", "b"]`, `"x"`, `null`), never as a Python repr."""
+    return json.dumps(value, ensure_ascii=False, default=str)[:120]
 
 
 def verify(expected: Iterable[FacadeFile], installed: dict[str, str], owner: str) -> list[Finding]:

@@ -27,7 +27,7 @@ from loopx_core.kernel.algebra import StepKind
 from loopx_core.kernel.results import turn_result
 from loopx_core.ops.lease import hold_lease
 from loopx_core.ops.todos import complete_todo
-from loopx_core.settlement.steps import TurnContext, release_turn
+from loopx_core.settlement.steps import TurnContext, release_turn, run_validation
 from loopx_core.settlement.turns import begin_turn, mark_failed, reopen, settle
 from loopx_core.store.base import Store
 
@@ -115,6 +115,8 @@ def run_once(
         if phase in ("host_execute", "typed_result"):
             _host(ctx, options.host_command, phase, options.host_output)
             continue
+        if phase == "validation":
+            _validate_first(ctx, journal)
         result, _ = settle(ctx, [StepKind(phase)])
         if result.failure is not None:
             mark_failed(store, journal, result.failure.to_json(), clock())
@@ -155,6 +157,20 @@ def _host(ctx: TurnContext, command: str, phase: str, sink: OutputSink | None = 
         mark_failed(store, journal, failure, ctx.clock())
         raise SettlementError("writeback_rejected", failure["message"], step="typed_result")
     ctx.summary = f"host command succeeded in {journal.phase('host_execute').receipt['duration_seconds']}s"  # type: ignore[union-attr]
+
+
+def _validate_first(ctx: TurnContext, journal: Any) -> None:
+    """Run the validation command before its step (which then reuses the verdict), so a failure
+    is refused in words, as `turn writeback` refuses it: the command's exit code, no data dump."""
+    passed, detail = run_validation(ctx)
+    if passed:
+        return
+    message = (
+        f"validation failed: --validation-command exited {detail['exit_code']}; nothing was written back"
+    )
+    failure = {"kind": "writeback_rejected", "step": "validation", "message": message}
+    mark_failed(ctx.store, journal, failure, ctx.clock())
+    raise SettlementError("writeback_rejected", message, step="validation")
 
 
 def _run_holding_lease(
