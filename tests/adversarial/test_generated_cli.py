@@ -10,6 +10,7 @@ schema, an out-of-domain number, gone).
 
 Asserted for every case: a documented exit code; no traceback and no `internal error`;
 strict JSON on stdout when `--format json` was asked; no absolute temp path in any output;
+nothing on stderr that looks like a Python dict, list or tuple repr (`{'`, `['`, `('`);
 after any refusal (non-zero exit) every state file byte-identical.
 
 Known failures in files this module's owner does not own are listed in `KNOWN`: each is
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -270,7 +272,7 @@ def snapshot(root: Path) -> dict[str, bytes | str]:
 
 def _json_change(data: bytes, change: Callable[[Any], Any]) -> bytes:
     lines = data.decode().splitlines()
-    if len(lines) > 1 or not data.strip().startswith(b"{\n"):  # JSONL: change the last line
+    if not data.strip().startswith(b"{\n"):  # JSONL (one compact object a line): change the last line
         last = json.loads(lines[-1])
         lines[-1] = json.dumps(change(last))
         return ("\n".join(lines) + "\n").encode()
@@ -279,6 +281,11 @@ def _json_change(data: bytes, change: Callable[[Any], Any]) -> bytes:
 
 def _newer(value: Any) -> Any:
     return {**value, "schema_version": 99} if isinstance(value, dict) else value
+
+
+def _schema_object(value: Any) -> Any:
+    """`schema_version` an object holding a list: what an error must not echo as a Python repr."""
+    return {**value, "schema_version": {"v": ["1"]}} if isinstance(value, dict) else value
 
 
 def _out_of_domain(value: Any) -> Any:
@@ -308,6 +315,7 @@ CORRUPTIONS: dict[str, Callable[[bytes], bytes | None]] = {
     "wrong_type_null": lambda data: b"null\n",
     "garbage_line": lambda data: data + b"{not json}\n",
     "newer_schema": lambda data: _json_change(data, _newer),
+    "schema_object": lambda data: _json_change(data, _schema_object),
     "out_of_domain": lambda data: _json_change(data, _out_of_domain),
     "directory": lambda data: None,
     "missing": lambda data: None,
@@ -553,6 +561,17 @@ def run_case(case: Case, template: Template, *, real_process: bool = False) -> O
         shutil.rmtree(workdir, ignore_errors=True)
 
 
+PYTHON_REPR = re.compile(r"[{\[(]'[^'\n]*'[:,\])}]")
+"""What a dict, list or tuple of strings looks like when Python prints it: `{'a': ...}`,
+`['x', ...]`, `('x',)`; an error meant for people never shows one (JSON, `["x"]`, may)."""
+
+
+def python_repr(text: str) -> str | None:
+    """The first thing in `text` that looks like a Python dict, list or tuple repr, if any."""
+    found = PYTHON_REPR.search(text)
+    return found.group(0) if found else None
+
+
 def problems(case: Case, outcome: Outcome, temp_root: str) -> list[str]:
     """Every promise the outcome breaks (empty: the case holds)."""
     found: list[str] = []
@@ -570,6 +589,9 @@ def problems(case: Case, outcome: Outcome, temp_root: str) -> list[str]:
             found.append(f"--format json but stdout is not JSON ({bad}): {outcome.stdout[:200]!r}")
     if temp_root in text:
         found.append("absolute path in output")
+    repr_seen = python_repr(outcome.stderr)
+    if repr_seen:
+        found.append(f"a Python repr on stderr ({repr_seen!r}): {outcome.stderr[:300]!r}")
     if outcome.exit_code != 0 and outcome.stderr.count("\n") > 1:
         found.append(f"refusal is not one line on stderr: {outcome.stderr[:300]!r}")
     if outcome.exit_code != 0 and outcome.before != outcome.after:
@@ -632,7 +654,21 @@ TURN_KEY_1 = "sha256:" + "1" * 64
 TURN_KEY_2 = "sha256:" + "2" * 64
 """Stands for the template's second turn key (helper's open turn) in a reproduction."""
 
-KNOWN: dict[str, Known] = {}
+
+KNOWN: dict[str, Known] = {
+    "schema_version_object_shows_a_repr": Known(
+        "loopx_core/store/atomic.py explain() (and store/receipts.py, the lean readers) word another "
+        "schema_version as f'{version!r}', a Python repr when the file holds an object or a list there",
+        lambda case: case.corruption is not None and case.corruption[1] == "schema_object",
+        Case(
+            "goal show",
+            ("goal", "show", "-g", "demo"),
+            ("goals/demo/state.json", "schema_object"),
+            T0_ISO,
+            None,
+        ),
+    ),
+}
 """Named known failures outside this module's owner's files: empty it as owners fix them."""
 
 
@@ -657,12 +693,61 @@ def known_failure(case: Case) -> str | None:
 # -- the tests ------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("host", "validate"),
+    [("true", "false"), ("true", "exit 3"), ("exit 7", "true"), ("echo 'x' >&2; exit 1", "true")],
+)
+def test_run_once_refusals_are_words_not_reprs(
+    template: Template, tmp_path_factory: pytest.TempPathFactory, host: str, validate: str
+) -> None:
+    """`turn run-once` (not generated: it runs shell commands) refused by its host or validation
+    command: one line on stderr, exit 14, no Python repr (its journal stays, for --resume)."""
+    args = ("turn", "run-once", "-g", "demo", "-a", "free", "--host-command", host)
+    case = Case("turn run-once", (*args, "--validation-command", validate), None, T0_ISO, None)
+    outcome = run_case(case, template)
+    assert outcome.exit_code == int(ExitCode.WRITEBACK_REJECTED), outcome.stderr
+    assert outcome.stderr.startswith("loopx: error: writeback_rejected: ")
+    assert outcome.stderr.count("\n") == 1 and python_repr(outcome.stderr) is None, outcome.stderr
+    assert str(tmp_path_factory.getbasetemp()) not in outcome.stdout + outcome.stderr
+
+
 def test_known_failures_are_named_owned_and_matched(template: Template) -> None:
     for name, known in KNOWN.items():
         case = reproduction(name, template)
         assert known.owner and case.command in {c.name for c in ALL_COMMANDS}, name
         assert known.matches(case), f"{name}: the matcher must cover its own reproduction"
         assert known_failure(case) == name
+
+
+_WORD = st.text(st.characters(blacklist_characters="'\"\\\n", blacklist_categories=("Cs", "Cc")), max_size=8)
+
+
+@given(
+    value=st.one_of(
+        st.dictionaries(_WORD, st.one_of(_WORD, st.integers(), st.none()), min_size=1),
+        st.lists(_WORD, min_size=1),
+        st.tuples(_WORD),
+        st.tuples(_WORD, _WORD),
+    ),
+    before=st.sampled_from(["", "loopx: error: ", "validation failed ("]),
+)
+def test_a_python_repr_of_text_is_recognised(value: object, before: str) -> None:
+    """The stderr check finds any dict, list or tuple of text printed by Python."""
+    assert python_repr(f"{before}{value}; nothing was written\n")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "loopx: error: goal 'nope' not found (see `loopx goal list`)",
+        "loopx: error: unknown --surface 'claud-code' (did you mean claude-code?); known: claude-code, dsh",
+        'loopx: error: front matter tools is ["Bash"], expected "Read"',
+        "loopx: error: invalid --until 'tomorrow': use ISO-8601, e.g. 2026-11-29T12:00:00Z",
+        "loopx: error: writeback_rejected: validation failed (`false` exited 1); nothing was written back",
+    ],
+)
+def test_a_message_for_people_is_not_taken_for_a_repr(line: str) -> None:
+    assert python_repr(line) is None
 
 
 def test_every_command_is_driven_or_skipped_with_a_reason() -> None:
