@@ -73,3 +73,61 @@ def test_state_text_is_shown_as_text(
     assert f"{escape(finding.message)}" in goal_html
     assert f'<td class="title">{escape(shown_gate.title)}</td>' in queue_html
     assert f'<td class="title">{escape(todo.title)}</td>' in queue_html  # the ask for the owner
+
+
+MARKUP = st.one_of(
+    HOSTILE,
+    st.text(st.sampled_from("<>\"'&x{}/ \u2028"), min_size=1, max_size=20).filter(lambda s: s.strip() != ""),
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(markup=MARKUP, n=st.integers(0, 10**9))
+def test_every_other_field_a_user_controls_is_shown_as_text(store: FileStore, markup: str, n: int) -> None:
+    """Run summaries, evidence, changed files, a blocked reason, capabilities, an agent's host,
+    the flash message of an action: each shown escaped on every page that shows it."""
+    text = f"zq{markup}qz"  # markers: the page's own markup never holds them
+    from loopx_core.dashboard.views import agents_page
+    from loopx_core.kernel.algebra import StepKind
+    from loopx_core.settlement.steps import TurnContext
+    from loopx_core.settlement.turns import begin_turn, settle_steps
+
+    goal_id = f"h{n}"
+    if goal_id in store.read_registry().goals:
+        return
+    agent = f"w{n}"
+    goals.add_goal(store, goal_id, "escaping", T0)
+    goals.register_agent(store, agent, [text], T0, host=text.strip() or "x")
+    todo = todos.add_todo(store, goal_id, "settled", T0)
+    journal, _ = begin_turn(store, goal_id, agent, T0, todo_id=todo.todo_id)
+    ctx = TurnContext(
+        store,
+        goal_id,
+        agent,
+        journal.turn_key,
+        lambda: T0,
+        todo_id=todo.todo_id,
+        summary=text,
+        evidence=[text],
+        validation_passed=True,
+        changed_files=[text],
+        slots=1,
+    )
+    settle_steps(ctx, [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK, StepKind.QUOTA_SPEND], adapter="test")
+    blocked = todos.add_todo(store, goal_id, "blocked one", T0, required_capabilities=[text])
+    todos.block_todo(store, goal_id, blocked.todo_id, text, T0)
+    context = {**CONTEXT, "done": text}
+    pages = [
+        render("goal.html", **context, **goal_page(store, goal_id, T0)),
+        render("attention.html", **context, **attention_page(store, T0)),
+        render("agents.html", **context, **agents_page(store, T0, facades=[])),
+    ]
+    shown = str(escape(text))
+    dangerous = any(c in text for c in "<>\"'&")
+    # goal: flash, summary, evidence, changed file, blocked reason, needed capability;
+    # attention: flash, last run's summary; agents: flash, host, capability
+    for html, fields in zip(pages, (6, 2, 3), strict=True):
+        assert html.count("<script") == 1
+        assert html.count(shown) >= fields, (html.count(shown), fields)
+        if dangerous:
+            assert text not in html
