@@ -128,3 +128,22 @@ def test_the_closeout_receipt_plan_and_effect(turn: tuple[Cli, str]) -> None:
     assert again.exit_code == 0 and again.json()["receipts"][0]["replayed"] is True
     [t1] = [t for t in cli("goal", "show", "-g", "g").json()["state"]["todos"] if t["todo_id"] == "t1"]
     assert t1["evidence"] == ["merged"]
+
+
+@pytest.mark.parametrize(("command", "why"), [(None, "reported failed"), ("exit 3", "`exit 3` exited 3")])
+def test_a_failed_validation_says_why_in_words(tmp_path, command: str | None, why: str) -> None:  # type: ignore[no-untyped-def]
+    from loopx_core.errors import SettlementError
+    from loopx_core.kernel.algebra import StepKind
+    from loopx_core.settlement.steps import TurnContext
+    from loopx_core.settlement.turns import begin_turn, settle_steps
+    from tests.builders import build_project
+
+    store = build_project(tmp_path)
+    journal, _ = begin_turn(store, "g", "builder", T0, todo_id="t1")
+    ctx = TurnContext(
+        store, "g", "builder", journal.turn_key, lambda: T0, summary="s",
+        validation_passed=False, validation_command=command,
+    )  # fmt: skip
+    with pytest.raises(SettlementError) as refused:
+        settle_steps(ctx, [StepKind.VALIDATION], adapter="test")
+    assert refused.value.message == f"writeback_rejected: validation failed: {why}; nothing was written back"

@@ -175,7 +175,12 @@ def validation(ctx: TurnContext) -> Step:
                 "no validation: pass --validation-status or --validation-command",
             )
         if not passed:
-            return FailureKind.WRITEBACK_REJECTED, f"validation failed ({detail}); nothing was written back"
+            why = (
+                f"`{detail['command']}` exited {detail['exit_code']}"
+                if "command" in detail
+                else "reported failed"
+            )
+            return FailureKind.WRITEBACK_REJECTED, f"validation failed: {why}; nothing was written back"
         return {**detail, "evidence": list(ctx.evidence)}, None
 
     return journal_step(ctx, StepKind.VALIDATION, perform)
