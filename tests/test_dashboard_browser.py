@@ -182,3 +182,29 @@ def test_a_static_path_with_dotdot_is_refused(browser: Any, site: Served) -> Non
     response = page.goto(site.base + "/static/%2e%2e%2fapp.py")
     assert response is not None and response.status == 400
     ctx.close()
+
+
+def test_a_goal_removed_while_its_page_is_open_shows_why_in_place(
+    browser: Any, site: Served, root: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    ctx, page, guard = signed_in(browser, site, "/goals/search")
+    page.wait_for_function("() => document.getElementById('live-status').textContent === 'live'")
+    page.evaluate("window.notReloaded = true")
+
+    def forget(registry: Any) -> None:
+        del registry.goals["search"]
+
+    FileStore(root).update_registry(forget)  # removed by hand: no command deletes a goal
+    shutil.rmtree(root / ".loopx" / "goals" / "search")
+    page.wait_for_function(
+        "() => document.body.dataset.status === '404'",
+        timeout=LIVE_TIMEOUT_MS,
+    )
+    assert "not found" in page.locator(".error .message").inner_text()
+    assert page.locator("#live-status").inner_text() == "live: 404"
+    assert page.evaluate("window.notReloaded") is True
+    screenshot(page, tmp_path, "goal-removed")
+    assert guard.refused == []
+    ctx.close()

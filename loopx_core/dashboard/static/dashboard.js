@@ -27,22 +27,29 @@
     pending = false;
     fetch(location.pathname, { credentials: "same-origin", cache: "no-store" })
       .then(function (response) {
-        if (!response.ok) {
-          throw new Error(String(response.status));
-        }
-        return response.text();
+        return response.text().then(function (html) {
+          return { ok: response.ok, status: response.status, html: html };
+        });
       })
-      .then(function (html) {
-        var fresh = new DOMParser().parseFromString(html, "text/html");
+      .then(function (reply) {
+        /* An error page (the goal was removed, the state damaged, the dashboard restarted
+         * with a new token) is swapped in as well: the owner sees why, not a stale page. */
+        var fresh = new DOMParser().parseFromString(reply.html, "text/html");
         var next = fresh.getElementById("live");
         var here = document.getElementById("live");
-        if (next && here) {
-          here.replaceWith(document.importNode(next, true));
+        if (!next || !here) {
+          throw new Error(String(reply.status));
         }
+        here.replaceWith(document.importNode(next, true));
         document.title = fresh.title;
         document.body.dataset.fingerprint = fresh.body.dataset.fingerprint || "";
         document.body.dataset.updates = String((Number(document.body.dataset.updates) || 0) + 1);
-        say("live", "on");
+        document.body.dataset.status = String(reply.status);
+        if (reply.ok) {
+          say("live", "on");
+        } else {
+          say("live: " + reply.status, "off");
+        }
       })
       .catch(function () {
         say("offline", "off");
