@@ -367,24 +367,37 @@ def agents_page(
 
 
 def installed_facades(store: Store) -> list[dict[str, Any]]:
-    """Each installed host facade and its `--check` status (what `loopx doctor` checks)."""
+    """Each installed host facade and its `--check` status (what `loopx doctor` checks).
+
+    Reads doctor's rows by position and ignores any it adds (a row grew a layout once and the
+    page broke), and a host plugin that fails (third-party code) is one row in error, never a
+    page in error.
+    """
     from loopx_core.doctor.installation import check_installation, installed
 
     try:
         found = installed(store.root)
         findings = check_installation(store.root, mcp=False)
     except LoopxError as exc:
-        return [{"host": "-", "scope": "-", "status": "error", "detail": exc.message}]
+        return [_facade_error(exc.message)]
+    except Exception as exc:  # a host plugin's own failure: shown, not raised
+        return [_facade_error(f"a host plugin failed: {type(exc).__name__}")]
     rows = []
-    for host, scope, _target, command in found:
+    for row in found:
+        host, scope, command = str(row[0]), str(row[1]), row[3] if len(row) > 3 else None
+        layout = str(row[4]) if len(row) > 4 and row[4] else "default"
         problems = [f for f in findings if f.subject.get("host") == host and f.subject.get("scope") == scope]
         rows.append(
             {
                 "host": host,
-                "scope": scope,
+                "scope": scope if layout == "default" else f"{scope} ({layout})",
                 "command": command or "loopx",
                 "status": "drift" if problems else "ok",
                 "detail": "; ".join(f.message for f in problems) or "matches what LoopX would write",
             }
         )
     return rows
+
+
+def _facade_error(detail: str) -> dict[str, Any]:
+    return {"host": "-", "scope": "-", "command": "-", "status": "error", "detail": detail}
