@@ -9,6 +9,7 @@ from __future__ import annotations
 import socket
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import given, settings
@@ -103,6 +104,14 @@ def test_an_explicit_token_on_all_interfaces(project: Project) -> None:
         process = site.process
     assert process is not None and process.stdout is not None
     assert "anyone who can reach it needs the token" in process.stdout.read()
+
+
+@pytest.mark.parametrize("host", ["[::1]", "::1", " localhost "])
+def test_loopback_as_a_url_writes_it(project: Project, host: str) -> None:
+    with served_cli(project.root, "--host", host, env={"LOOPX_NOW": T0_ISO}) as site:
+        assert urlsplit(site.url).hostname in ("::1", "localhost")
+        assert request(site, "GET", "/").status == 200
+        assert request(site, "GET", "/", headers={"Host": "evil.example"}).status == 403
 
 
 def _cookie(token: str) -> str:

@@ -39,11 +39,12 @@ def dashboard(
     from loopx_core.clock import now
     from loopx_core.dashboard.app import create_app
     from loopx_core.dashboard.security import Guard, is_loopback, launch_token
-    from loopx_core.dashboard.server import bind, serve, url
+    from loopx_core.dashboard.server import bind, listen_name, serve, url
     from loopx_core.store.choice import open_store
     from loopx_core.store.files import find_root
 
     with reporting(Format.markdown):
+        host = listen_name(host)
         secret = launch_token(host, token)
         now()  # a bad LOOPX_NOW is refused here (exit 2), not on every page
         store = open_store(find_root((ctx.find_root().obj or {}).get("root")), shared=True)

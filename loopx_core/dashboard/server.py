@@ -16,6 +16,15 @@ from loopx_core.ids import shown_value
 GRACEFUL_SECONDS = 2
 
 
+def listen_name(host: str) -> str:
+    """`--host` as the socket layer takes it: surrounding spaces and IPv6 brackets dropped.
+
+    `[::1]` is how a URL writes the IPv6 loopback, so that is how an owner types it.
+    """
+    name = host.strip()
+    return name[1:-1] if name.startswith("[") and name.endswith("]") else name
+
+
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on `host:port` (port 0: any free one); failure is a `RefusedError`."""
     if not 0 <= port <= 65535:
