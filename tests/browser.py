@@ -110,6 +110,8 @@ class Served:
 
     url: str
     process: subprocess.Popen[str] | None = None
+    app: Any = None
+    """The ASGI app, when served in this process (`served_thread`)."""
 
     @property
     def base(self) -> str:
@@ -186,7 +188,7 @@ def served_thread(store: Store, token: str = "t" * 24, *, poll_seconds: float = 
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.02)
     try:
-        yield Served(url("127.0.0.1", sock, token))
+        yield Served(url("127.0.0.1", sock, token), app=app)
     finally:
         server.should_exit = True
         thread.join(timeout=10)
