@@ -27,17 +27,18 @@ HOT: dict[str, tuple[list[str], frozenset[str], str]] = {
     "hook claude-stop": (
         ["hook", "claude-stop", *WHO],
         frozenset({"pydantic", "pydantic_core", "typer", "pluggy"}),
-        "hooks go through typer's app and the pluggy host plugins (no lean entry yet)",
+        "typer's app (no lean entry: cli/hook_cmds.py's hook() needs typer); the host registry is "
+        "pluggy's; plugins/loopx_claude_code/events.py imports pydantic for its StopCounter",
     ),
     "hook claude-session-start": (
         ["hook", "claude-session-start", *WHO],
         frozenset({"pydantic", "pydantic_core", "typer", "pluggy"}),
-        "hooks go through typer's app and the pluggy host plugins (no lean entry yet)",
+        "as claude-stop, and it reads the run history as RunIndexEntry models (no lean reader)",
     ),
     "heartbeat-prompt": (
         ["heartbeat-prompt", *WHO, "--surface", "codex-app"],
         frozenset({"pydantic", "pydantic_core", "typer", "pluggy", "jinja2"}),
-        "heartbeat-prompt goes through typer and renders the host's Jinja template",
+        "typer's app (no lean entry), pluggy's host registry, and the host's Jinja template",
     ),
 }
 """Each hot command: its arguments, the heavy modules it may import today, and why (empty: none)."""
@@ -92,6 +93,20 @@ def test_hot_command_imports_only_its_list(root: Path, command: str) -> None:
 )
 def test_hot_command_imports_none_of_the_floor(root: Path, command: str) -> None:
     assert heavy_imports(root, HOT[command][0]) == set()
+
+
+def test_should_run_reads_every_file_of_a_busy_tick_without_the_floor(root: Path) -> None:
+    """An open turn (its journal), a scheduler entry and a ledger tail: all read the lean way."""
+    begun = run_loopx("turn", "begin", *WHO, "--todo-id", "t1", root=root)
+    assert begun.exit_code == 0, begun.stderr
+    for args in (
+        ["quota", "scheduler-ack", *WHO, "--rrule", "FREQ=HOURLY"],
+        ["quota", "spend", *WHO, "--manual", "--slots", "1", "--turn-instance-id", "x"],
+    ):
+        assert run_loopx(*args, root=root).exit_code == 0, args
+    store = root / ".loopx/goals/demo"
+    assert (store / "scheduler.json").is_file() and (store / "events.jsonl").read_bytes().count(b"\n") == 1
+    assert heavy_imports(root, HOT["quota should-run"][0]) == set()
 
 
 def test_should_run_imports_no_heavy_modules(root: Path) -> None:
