@@ -28,6 +28,8 @@ from tests.conftest import T0, T0_ISO, run_loopx
 
 MARK = "\x00mark\x00"
 """Stands for the non-finite literal until the document is written."""
+INSPECT = ("turn", "inspect-journal", "-g", "g", "-a", "builder", "-k")
+SETTLE = ("writeback", "-g", "g", "-a", "builder", "--summary", "s", "--validation-status", "passed", "-k")
 NONFINITE = ["NaN", "Infinity", "-Infinity", "1e999", "-1e999"]
 FINITE = st.floats(allow_nan=False, allow_infinity=False) | st.integers(-(2**53), 2**53)
 FREE = st.recursive(
@@ -125,10 +127,8 @@ def test_commands_refuse_it_and_leave_the_file_as_it_was(tmp_path: Path, literal
     data = document(path, "receipt", {"notes": [MARK, None, {"k": "v"}]}, literal)
     path.write_bytes(data)
     key = journal.turn_key
-    for args in (
-        [*"turn inspect-journal -g g -a builder -k".split(), key],
-        [*"writeback -g g -a builder --summary s --validation-status passed -k".split(), key],
-    ):
+    for command in (INSPECT, SETTLE):
+        args = [*command, key]
         result = run_loopx(*args, "-f", "json", root=tmp_path)
         assert result.exit_code == ExitCode.STATE_INVALID, (args, result.stderr)
         assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
