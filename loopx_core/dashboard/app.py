@@ -213,7 +213,7 @@ class Dashboard:
         except (UnicodeDecodeError, ValueError):
             raise UsageError("the form is not valid UTF-8 form data, or has too many fields") from None
         if any("\x00" in key or "\x00" in value for key, value in pairs):
-            # no command line can carry a NUL, and PostgreSQL cannot store one
+            # no command line can carry a NUL (argv ends at one): the CLI twin could never send it
             raise UsageError("a form field holds a NUL character")
         return dict(pairs)
 

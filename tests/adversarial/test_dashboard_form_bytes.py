@@ -3,7 +3,7 @@
 A form field is percent-encoded UTF-8 text. For any bytes a client sends, raw in the body or
 percent-encoded, an action either stores exactly the text those bytes spell (as `loopx todo
 add` would) or answers 400 and changes nothing: invalid UTF-8 is never stored as U+FFFD, and a
-NUL (no command line can carry one, PostgreSQL cannot store one) is refused. Any query string
+NUL (no command line can carry one, so no CLI twin could send it) is refused. Any query string
 on any page is a page, never a 500 (percent-encoded bytes, as a client sends them; raw
 bytes above 0x7f, which uvicorn refuses before the app, are a 400 from the app too).
 Found: `title=%ff%fe` added a todo titled U+FFFD U+FFFD; `title=a%00b` a todo with a NUL.
