@@ -94,6 +94,22 @@ def read_model(path: Path, model: type[M], *, what: str, root: Path | None = Non
         raise explain(where, data, what, exc) from None
 
 
+def version_shown(version: object) -> str:
+    """A file's `schema_version` in words for a refusal: its number or text, else what it is."""
+    if version is None:
+        return "no schema_version"
+    if isinstance(version, bool) or not isinstance(version, int | float | str):
+        kind = (
+            "true or false"
+            if isinstance(version, bool)
+            else "an object"
+            if isinstance(version, dict)
+            else "a list"
+        )
+        return f"a schema_version that is {kind}"
+    return f"schema_version {json.dumps(version)[:40]}"
+
+
 def explain(path: str, data: bytes, what: str, exc: ValidationError) -> StateInvalidError:
     """Turn a validation failure into one line that says what is wrong with the file (or line).
 
@@ -109,7 +125,7 @@ def explain(path: str, data: bytes, what: str, exc: ValidationError) -> StateInv
     version = raw.get("schema_version") if isinstance(raw, dict) else None
     if version != SCHEMA_VERSION:
         return SchemaUnsupportedError(
-            f"{what} at {path} has schema_version {version!r}; this loopx reads {SCHEMA_VERSION} "
+            f"{what} at {path} has {version_shown(version)}; this loopx reads {SCHEMA_VERSION} "
             "(file left unchanged)",
             path=path,
         )

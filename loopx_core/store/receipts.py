@@ -21,7 +21,7 @@ from pydantic import Field
 from loopx_core.errors import NotFoundError, SchemaUnsupportedError, StateInvalidError
 from loopx_core.models.common import StrictModel
 from loopx_core.models.ledger import LedgerEvent
-from loopx_core.store.atomic import read_model, shown, write_model
+from loopx_core.store.atomic import read_model, shown, version_shown, write_model
 from loopx_core.store.ledger import parse_event, unreadable
 
 
@@ -203,7 +203,7 @@ def _run_id(line: bytes, src: Sources) -> str | None:
     if version != 1:
         where = shown(src.runs, src.root)
         raise SchemaUnsupportedError(
-            f"a line of {where} has schema_version {version!r}; this loopx reads 1 (file left unchanged)",
+            f"a line of {where} has {version_shown(version)}; this loopx reads 1 (file left unchanged)",
             path=where,
         )
     run_id = entry.get("run_id")
