@@ -6,6 +6,7 @@ setup can never drift from what the CLI and the MCP server would have written.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -65,7 +66,11 @@ def settle_turn(
 
 
 def tree(root: Path) -> dict[str, bytes | None]:
-    """Every file (bytes) and folder (None) under root, by relative path."""
-    return {
-        str(p.relative_to(root)): (None if p.is_dir() else p.read_bytes()) for p in sorted(root.rglob("*"))
-    }
+    """Every file (bytes), folder (None) and symbolic link (`-> target`) under root, by relative path."""
+
+    def content(p: Path) -> bytes | None:
+        if p.is_symlink():
+            return b"-> " + os.fsencode(os.readlink(p))
+        return None if p.is_dir() else p.read_bytes()
+
+    return {str(p.relative_to(root)): content(p) for p in sorted(root.rglob("*"))}

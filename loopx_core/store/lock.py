@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from loopx_core.errors import LockTimeoutError, UsageError
+from loopx_core.errors import LockTimeoutError, StateInvalidError, UsageError
 
 DEFAULT_TIMEOUT_S = 30.0
 MAX_TIMEOUT_S = 3600.0
@@ -43,14 +43,20 @@ def file_lock(path: Path, *, timeout: float | None = None) -> Iterator[None]:
 
     if timeout is None:
         timeout = lock_timeout()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    shown = f".loopx/{path.parent.name}/{path.name}"  # never the resolved path: messages must not leak it
     lock = filelock.FileLock(path, is_singleton=True, thread_local=True)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         lock.acquire(timeout=timeout, poll_interval=_POLL_S)
     except filelock.Timeout:
-        # the lock's name, never its resolved path: messages must not leak local paths
         raise LockTimeoutError(
             f"timed out after {timeout:g}s waiting for the {path.stem!r} lock (another loopx holds it)"
+        ) from None
+    except OSError as exc:  # a folder, a dangling link or a read-only file where the lock goes
+        raise StateInvalidError(
+            f"cannot take the {path.stem!r} lock: {shown} is not a lock file LoopX can open "
+            f"({exc.strerror or type(exc).__name__}); move it aside",
+            path=shown,
         ) from None
     try:
         yield

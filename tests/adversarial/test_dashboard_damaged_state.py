@@ -224,11 +224,6 @@ def _subclasses(cls: type) -> list[type]:
     return out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="outside the dashboard: a lock file replaced by a folder is an internal error (exit 1, "
-    "IsADirectoryError) in the store's lock, for the CLI and the dashboard alike",
-)
 @pytest.mark.parametrize("lock", ["locks/parser.lock", "locks/registry.lock"])
 def test_a_folder_in_place_of_a_lock(pristine: Path, monkeypatch: pytest.MonkeyPatch, lock: str) -> None:
     monkeypatch.setenv("LOOPX_NOW", T0_ISO)
