@@ -107,6 +107,7 @@ SCENARIOS: dict[str, tuple[Callable[[Cli, Project], object], list[str]]] = {
     "facade_command_missing": (lambda cli, p: _install(cli, p, "--target", str(p.root), "--loopx-command", "loopx-gone-missing"), ["installation"]),
     "mcp_unavailable": (lambda cli, p: _install(cli, p, "--target", str(p.root), "--loopx-command", "false"), ["installation"]),
     "host_unlisted": (_unlisted, ["installation"]),
+    "facade_manifest_invalid": (lambda cli, p: (_install(cli, p, "--target", str(p.root)), (p.root / ".loopx/facades.json").write_text("{garbage")), ["installation"]),
     "notice_record_invalid": (lambda cli, p: ((p.root / ".loopx/notices/events").mkdir(parents=True), (p.root / ".loopx/notices/events/n-000000000000000000000000.json").write_text("{")), ["notices"]),
     "notice_sinks_invalid": (lambda cli, p: ((p.root / ".loopx/notices").mkdir(), (p.root / ".loopx/notices/sinks.json").write_text('{"schema_version": 2}')), ["notices"]),
 }  # fmt: skip

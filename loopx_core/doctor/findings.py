@@ -64,6 +64,9 @@ CODES: dict[str, Code] = {
         "installation", "high", "the `loopx` command an installed facade runs does not resolve",
         "re-install the facade with this loopx's command",
     ),
+    "facade_manifest_invalid": Code(
+        "installation", "high", "an install manifest (the record of installed facades) is unreadable or invalid", None,
+    ),
     "host_unlisted": Code(
         "installation", "medium", "a host CLI on PATH does not list the LoopX it has installed", None,
     ),

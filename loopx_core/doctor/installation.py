@@ -41,6 +41,25 @@ def installed(root: Path) -> list[tuple[str, str, Path | None, str | None, str]]
     return found
 
 
+def manifest_problems(root: Path) -> list[tuple[str, str]]:
+    """(scope, why) for each install manifest, project's or user's, that cannot be read."""
+    from loopx_installer.manifest import Manifest
+    from loopx_installer.paths import bases, manifest_path
+
+    declared = declared_bases(get_plugin_manager())
+    problems = []
+    for scope, target in (("project", root), ("user", None)):
+        try:
+            path = manifest_path(scope, target)
+            if path.is_file() or path.is_symlink():
+                Manifest.load(path, bases(scope, target, declared), {b.name: b.shown for b in declared})
+        except LoopxError as exc:
+            problems.append((scope, exc.message))
+        except OSError as exc:
+            problems.append((scope, f"the {scope} install manifest cannot be read ({exc.strerror})"))
+    return problems
+
+
 def resolves(command: str | None) -> bool:
     """True when the facade's `loopx` command names an executable program."""
     try:
@@ -57,6 +76,15 @@ def check_installation(root: Path, *, mcp: bool | None = None) -> list[Finding]:
     pm = get_plugin_manager()
     found: list[Finding] = []
     facades = installed(root)
+    for scope, why in manifest_problems(root):
+        found.append(
+            Finding(
+                "facade_manifest_invalid",
+                why,
+                {"scope": scope},
+                hint="restore it from a backup, or move it aside and re-install each host with workflow-skills --install",
+            )
+        )
     for host, scope, target, command, layout in facades:
         subject = {"host": host, "scope": scope}
         if not resolves(command):
