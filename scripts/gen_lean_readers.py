@@ -39,11 +39,46 @@ from loopx_core.models.goal import GoalState  # noqa: E402
 from loopx_core.models.journal import TurnJournal  # noqa: E402
 from loopx_core.models.ledger import LedgerEvent  # noqa: E402
 from loopx_core.models.registry import Registry  # noqa: E402
+from loopx_core.models.runs import RunIndexEntry  # noqa: E402
 from loopx_core.models.scheduler import SchedulerState  # noqa: E402
 
+sys.path.insert(0, str(REPO / "plugins"))
+from loopx_claude_code.models import StopCounter  # noqa: E402
+
 TARGET = REPO / "loopx_core" / "models" / "lean.py"
-ROOTS: tuple[type[BaseModel], ...] = (Registry, GoalState, LedgerEvent, TurnJournal, SchedulerState)
+ROOTS: tuple[type[BaseModel], ...] = (
+    Registry,
+    GoalState,
+    LedgerEvent,
+    TurnJournal,
+    SchedulerState,
+    RunIndexEntry,
+)
 """The files the hot path reads; every model they contain is generated too."""
+PLUGIN_TARGETS: dict[Path, tuple[type[BaseModel], ...]] = {
+    REPO / "plugins" / "loopx_claude_code" / "lean.py": (StopCounter,),
+}
+"""A built-in plugin's own files its hooks read: a module each, on the core's lean runtime."""
+RUNTIME_NAMES = (
+    "Doubt",
+    "_REQUIRED",
+    "_Lean",
+    "_any",
+    "_bool",
+    "_dict",
+    "_float",
+    "_id",
+    "_int",
+    "_list",
+    "_literal",
+    "_model",
+    "_optional",
+    "_str",
+    "_time",
+    "dump",
+    "loads",
+)
+"""What a plugin's generated module takes from the core's (it holds no runtime of its own)."""
 PURE_MODULES = ("math", "loopx_core.models.identity", "loopx_core.ids", "loopx_core.errors")
 """Modules a copied method may use (none imports pydantic)."""
 
@@ -51,7 +86,9 @@ PURE_MODULES = ("math", "loopx_core.models.identity", "loopx_core.ids", "loopx_c
 class Generator:
     """Collects the generated source for every model reachable from ROOTS."""
 
-    def __init__(self) -> None:
+    def __init__(self, roots: tuple[type[BaseModel], ...] = ROOTS, *, runtime: bool = True) -> None:
+        self.roots = roots
+        self.runtime = runtime
         self.models: list[type[BaseModel]] = []
         self.imports: set[str] = set()
         self.constants: dict[str, str] = {}
@@ -247,13 +284,16 @@ class Generator:
 
     def render(self) -> str:
         """The whole module."""
-        for root in ROOTS:
+        for root in self.roots:
             self.visit(root)
         bodies = [self.model_source(m) for m in self.models]
         readers = ", ".join(f"{m.__name__!r}: _model_{m.__name__}" for m in self.models)
         body = HEADER.format(script=Path(__file__).name)
+        if not self.runtime:
+            self.imports.add(f"from loopx_core.models.lean import {', '.join(RUNTIME_NAMES)}")
+            self.imports.add("from typing import Any")
         body += "\n".join(sorted(self.imports)) + "\n\n"
-        body += RUNTIME
+        body += RUNTIME if self.runtime else "\n"
         body += "\n\n".join(self.constants.values()) + "\n\n\n"
         body += "\n\n\n".join(bodies)
         body += f"\n\n\nCHECKERS: dict[str, Any] = {{{readers}}}\n"
@@ -319,11 +359,11 @@ def _source(value: Any) -> str:
     return repr(value)
 
 
-def _formatted(text: str) -> str:
+def _formatted(text: str, target: Path = TARGET) -> str:
     """`text` as `ruff format` leaves it (the repository's style)."""
     ruff = Path(sys.executable).parent / "ruff"
     proc = subprocess.run(
-        [str(ruff), "format", "--stdin-filename", str(TARGET), "-"],
+        [str(ruff), "format", "--stdin-filename", str(target), "-"],
         input=text,
         capture_output=True,
         text=True,
@@ -559,14 +599,19 @@ def _model(cls: type[_Lean], fields: tuple[tuple[str, Check, Any], ...], validat
 
 
 def main() -> None:
-    """Write (or `--check`) the module."""
-    text = _formatted(Generator().render())
-    if "--check" in sys.argv[1:]:
-        current = TARGET.read_text() if TARGET.exists() else ""
-        if current != text:
-            raise SystemExit(f"{TARGET.relative_to(REPO)} is stale: run python scripts/{Path(__file__).name}")
-        return
-    TARGET.write_text(text)
+    """Write (or `--check`) the modules: the core's, then each plugin's."""
+    targets = {TARGET: Generator()}
+    targets |= {path: Generator(roots, runtime=False) for path, roots in PLUGIN_TARGETS.items()}
+    for target, generator in targets.items():
+        text = _formatted(generator.render(), target)
+        if "--check" in sys.argv[1:]:
+            current = target.read_text() if target.exists() else ""
+            if current != text:
+                raise SystemExit(
+                    f"{target.relative_to(REPO)} is stale: run python scripts/{Path(__file__).name}"
+                )
+            continue
+        target.write_text(text)
 
 
 if __name__ == "__main__":

@@ -664,6 +664,41 @@ _model_SchedulerState = _model(
 )
 
 
+class RunIndexEntry(_Lean):
+    """One line of `runs/index.jsonl`: the compact history of a run, for agents, heartbeats and UI. (lean twin of `loopx_core.models.runs.RunIndexEntry`)."""
+
+    __slots__ = (
+        "schema_version",
+        "run_id",
+        "at",
+        "agent_id",
+        "todo_id",
+        "turn_key",
+        "validation",
+        "summary",
+        "progress",
+        "progress_detail",
+    )
+
+
+_model_RunIndexEntry = _model(
+    RunIndexEntry,
+    (
+        ("schema_version", _literal((1,)), _REQUIRED),
+        ("run_id", _str, _REQUIRED),
+        ("at", _str, _REQUIRED),
+        ("agent_id", _id, _REQUIRED),
+        ("todo_id", _optional(_id), lambda: None),
+        ("turn_key", _str, _REQUIRED),
+        ("validation", _literal(("passed", "failed")), _REQUIRED),
+        ("summary", _str, _REQUIRED),
+        ("progress", _literal(("todo_worked", "todos_added", "none")), lambda: "todo_worked"),
+        ("progress_detail", _str, lambda: ""),
+    ),
+    {},
+)
+
+
 CHECKERS: dict[str, Any] = {
     "QuotaPolicy": _model_QuotaPolicy,
     "GoalEntry": _model_GoalEntry,
@@ -679,5 +714,6 @@ CHECKERS: dict[str, Any] = {
     "TurnJournal": _model_TurnJournal,
     "SchedulerEntry": _model_SchedulerEntry,
     "SchedulerState": _model_SchedulerState,
+    "RunIndexEntry": _model_RunIndexEntry,
 }
 """Each model's checker by name: `CHECKERS[name](parsed_json)` is a lean object or raises `Doubt`."""

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopx_core.ids import check_id
-from loopx_core.models.domain import Count, check
-from loopx_core.ops.goals import require_goal
-from loopx_core.store.base import Store
+
+if TYPE_CHECKING:
+    from loopx_core.store.base import Store
 
 DEFAULT_LIMIT = 20
 
@@ -23,6 +23,9 @@ def history(
     limit: int = DEFAULT_LIMIT,
 ) -> list[dict[str, Any]]:
     """The newest `limit` runs matching the filters, newest first, each with its goal id."""
+    from loopx_core.models.domain import Count, check
+    from loopx_core.ops.goals import require_goal
+
     limit = check("--limit", Count, limit)
     for kind, value in (("agent", agent_id), ("todo", todo_id)):
         if value is not None:
@@ -42,6 +45,20 @@ def history(
 
 
 def last_runs(store: Store, goal_id: str, count: int = 3) -> list[dict[str, Any]]:
-    """The goal's last `count` runs, newest first (for status, hooks and heartbeat prompts)."""
+    """The goal's last `count` runs, newest first (for status, hooks and heartbeat prompts).
+
+    `store` may read through the lean readers (`loopx_core.store.lean`): the rows are the same.
+    """
     entries = store.read_history(goal_id, last=count)
-    return [entry.model_dump(mode="json", exclude={"schema_version"}) for entry in reversed(entries)]
+    return [_row(entry) for entry in reversed(entries)]
+
+
+def _row(entry: Any) -> dict[str, Any]:
+    """An entry (a model or its lean twin) as JSON data, without its schema version."""
+    if hasattr(entry, "model_dump"):
+        return entry.model_dump(mode="json", exclude={"schema_version"})  # type: ignore[no-any-return]
+    from loopx_core.models.lean import dump
+
+    row: dict[str, Any] = dump(entry)
+    del row["schema_version"]
+    return row

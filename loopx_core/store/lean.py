@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import importlib
 from datetime import datetime
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from loopx_core.errors import NotFoundError
+from loopx_core.ids import check_id
 from loopx_core.models import lean
 from loopx_core.store.atomic import explain, read_bytes, shown
 from loopx_core.store.ledger import reverse_lines
@@ -25,6 +27,7 @@ MODEL_MODULES = {
     "LedgerEvent": "loopx_core.models.ledger",
     "TurnJournal": "loopx_core.models.journal",
     "SchedulerState": "loopx_core.models.scheduler",
+    "RunIndexEntry": "loopx_core.models.runs",
 }
 """The pydantic model behind each file a lean read may return."""
 
@@ -71,7 +74,7 @@ def from_model(value: Any) -> Any:
 
 
 class LeanFileStore:
-    """The reads of a `FileStore` that a should-run tick makes, through the lean readers.
+    """The reads of a `FileStore` that a tick (and a host's hooks) make, through the lean readers.
 
     Same files, same paths (the wrapped store's), same errors; only the parsing differs, and
     any doubt is settled by pydantic. Read-only: it offers nothing a tick does not read.
@@ -120,7 +123,17 @@ class LeanFileStore:
         events.reverse()
         return events
 
+    def read_history(self, goal_id: str, *, last: int | None = None) -> list[Any]:
+        """The run history (lean; only its `last` lines if given), oldest first, as `FileStore` reads it."""
+        path = self.store.runs_dir(check_id("goal", goal_id)) / "index.jsonl"
+        lines = list(islice(reverse_lines(path), last))
+        lines.reverse()
+        where = shown(path, self.root)
+        return [parse(line, "RunIndexEntry", where=where, what="a line of the run history") for line in lines]
+
 
 def for_reading(store: Any) -> Any:
     """`store` for a tick's reads: a file store through the lean readers, any other as it is."""
+    if isinstance(store, LeanFileStore):
+        return store
     return LeanFileStore(store) if store.label == "files" else store

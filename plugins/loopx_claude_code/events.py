@@ -17,17 +17,19 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
+from loopx_claude_code import lean
 from loopx_core.clock import now
 from loopx_core.errors import LoopxError
 from loopx_core.hosts import HookAnswer, HookCall
 from loopx_core.store.atomic import atomic_write_bytes
-from loopx_core.store.base import Store
 from loopx_core.store.choice import open_store
 from loopx_core.store.files import STATE_DIR, find_root
+from loopx_core.store.lean import for_reading
+
+if TYPE_CHECKING:
+    from loopx_core.store.base import Store
 
 SURFACE = "claude-code"
 DEFAULT_MAX_BLOCKS = 25
@@ -90,13 +92,6 @@ def history_lines(store: Store, goal_id: str, count: int = HISTORY_RUNS) -> list
     return lines
 
 
-class StopCounter(BaseModel):
-    """`.loopx/hooks/claude-stop-<session digest>.json`: how often the Stop hook blocked in a row."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-    blocks: int = Field(ge=0, le=1_000_000)
-
-
 def _counter(root: Path, session: str) -> Path:
     # A local file whatever the store: the count is about this machine's Claude session.
     digest = hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:24]
@@ -114,9 +109,34 @@ def read_counter(path: Path) -> int | None:
     if not stat.S_ISREG(mode):
         return None
     try:
-        return StopCounter.model_validate_json(path.read_bytes()).blocks
-    except (OSError, ValidationError, ValueError, RecursionError):
+        return parse_counter(path.read_bytes())
+    except OSError:
         return None
+
+
+def parse_counter(data: bytes) -> int | None:
+    """The blocks a counter file holds, or None when `StopCounter` refuses it.
+
+    The generated lean reader decides what it is sure of; pydantic judges the rest.
+    """
+    try:
+        return int(lean.CHECKERS["StopCounter"](lean.loads(data)).blocks)
+    except (lean.Doubt, ValueError, RecursionError):
+        pass
+    from pydantic import ValidationError
+
+    from loopx_claude_code.models import StopCounter
+
+    try:
+        return StopCounter.model_validate_json(data).blocks
+    except (ValidationError, ValueError, RecursionError):
+        return None
+
+
+def counter_bytes(blocks: int) -> bytes:
+    """The counter file for `blocks`: what `StopCounter(blocks=...).model_dump_json()` writes."""
+    checked = lean.CHECKERS["StopCounter"]({"blocks": blocks})  # Doubt when out of range
+    return json.dumps(lean.dump(checked), separators=(",", ":")).encode()
 
 
 def max_blocks() -> int:
@@ -130,7 +150,7 @@ def stop(call: HookCall) -> HookAnswer:
     if not call.goal_id or not call.agent_id:
         return ALLOW
     root = _root(call)
-    packet = _packet(call, open_store(root))
+    packet = _packet(call, open_store(root))  # the tick reads a file store the lean way
     if packet["decision"] != "run" or packet["should_run"] is not True:
         return ALLOW
     session = str(call.payload.get("session_id") or "default")[:1000]
@@ -145,8 +165,8 @@ def stop(call: HookCall) -> HookAnswer:
     if blocks >= max_blocks():
         return ALLOW
     try:
-        atomic_write_bytes(counter, StopCounter(blocks=blocks + 1).model_dump_json().encode())
-    except OSError:
+        atomic_write_bytes(counter, counter_bytes(blocks + 1))
+    except (OSError, lean.Doubt):
         return HookAnswer(stderr=f"the stop counter {counter.name} cannot be written; letting Claude stop")
     return HookAnswer(json.dumps({"decision": "block", "reason": instructions(packet, call.loopx_command)}))
 
@@ -155,7 +175,7 @@ def session_start(call: HookCall) -> HookAnswer:
     """SessionStart: a few lines of context about the goal, for Claude to start from."""
     if not call.goal_id or not call.agent_id:
         return HookAnswer("LoopX: no goal selected for this session (set LOOPX_GOAL_ID and LOOPX_AGENT_ID).")
-    store = open_store(_root(call))
+    store = for_reading(open_store(_root(call)))  # the run history too, not only the tick's files
     packet = _packet(call, store)
     quota = packet["quota"]
     slots = f"{quota.get('spent_slots', '?')}/{quota.get('allowed_slots', '?')} slots"
