@@ -1,9 +1,10 @@
 """The `loopx` console script.
 
-`loopx quota should-run` runs on every heartbeat tick of every host, so it takes a fast
-path that parses its few options by hand and never imports typer. Anything the fast
-parser does not fully understand (help, unknown options, other commands) goes to typer,
-which gives the same result or the proper usage error.
+The commands hosts run on every heartbeat tick or stop (`loopx quota should-run`, `loopx hook
+NAME`) take a fast path that parses their few options by hand and never imports typer.
+Anything the fast parser does not fully understand (help, unknown or repeated options, a
+value that looks like an option, other commands) goes to typer, which gives the same result
+or the proper usage error (tests/test_hot_path.py and tests/test_claude_hooks.py compare both).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-_FAST_OPTIONS = {
+_SHOULD_RUN_OPTIONS = {
     "--goal-id": "goal_id",
     "-g": "goal_id",
     "--agent-id": "agent_id",
@@ -22,41 +23,61 @@ _FAST_OPTIONS = {
     "--current-rrule": "current_rrule",
     "--format": "format",
     "-f": "format",
-    "--root": "root",
 }
+_HOOK_OPTIONS = {"--goal-id": "goal_id", "-g": "goal_id", "--agent-id": "agent_id", "-a": "agent_id"}
+_REPEATABLE = frozenset({"capability"})
+
+
+def _root(args: list[str]) -> tuple[str | None, list[str]]:
+    """A leading `--root R` (else `LOOPX_ROOT`, as typer reads it) and the words after it."""
+    if len(args) >= 2 and args[0] == "--root":
+        return args[1], args[2:]
+    return os.environ.get("LOOPX_ROOT") or None, args
+
+
+def _options(
+    words: list[str], table: dict[str, str], *, positionals: int = 0
+) -> tuple[dict[str, object], list[str]] | None:
+    """`words` as options of `table` and exactly `positionals` plain words, or None to defer."""
+    found: dict[str, object] = {"capability": []}
+    plain: list[str] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if not word.startswith("-") and word:
+            plain.append(word)
+            index += 1
+            continue
+        name, equals, inline = word.partition("=") if word.startswith("--") else (word, "", "")
+        key = table.get(name)
+        if key is None:
+            return None
+        if equals:
+            value = inline
+            index += 1
+        else:
+            if index + 1 >= len(words) or words[index + 1].startswith("-"):
+                return None  # no value, or one typer may read otherwise
+            value = words[index + 1]
+            index += 2
+        if key in _REPEATABLE:
+            found[key].append(value)  # type: ignore[attr-defined]
+        elif key in found:
+            return None  # repeated single option: let typer decide
+        else:
+            found[key] = value
+    return (found, plain) if len(plain) == positionals else None
 
 
 def parse_fast(argv: list[str]) -> dict[str, object] | None:
     """Parse `[--root R] quota should-run OPTIONS`, or None to defer to typer."""
-    args = list(argv)
-    found: dict[str, object] = {"capability": [], "root": os.environ.get("LOOPX_ROOT") or None}
-    if len(args) >= 2 and args[0] == "--root":
-        found["root"] = args[1]
-        args = args[2:]
+    root, args = _root(list(argv))
     if args[:2] != ["quota", "should-run"]:
         return None
-    rest = args[2:]
-    index = 0
-    while index < len(rest):
-        word = rest[index]
-        name, _, inline = word.partition("=") if word.startswith("--") else (word, "", "")
-        key = _FAST_OPTIONS.get(name)
-        if key is None:
-            return None
-        if inline:
-            value = inline
-            index += 1
-        else:
-            if index + 1 >= len(rest):
-                return None
-            value = rest[index + 1]
-            index += 2
-        if key == "capability":
-            found["capability"].append(value)  # type: ignore[union-attr]
-        elif key in found and key != "root":
-            return None  # repeated single option: let typer decide
-        else:
-            found[key] = value
+    parsed = _options(args[2:], _SHOULD_RUN_OPTIONS)
+    if parsed is None:
+        return None
+    found = {**parsed[0], "root": root}
     if "goal_id" not in found or "agent_id" not in found:
         return None
     if found.get("format", "auto") not in ("auto", "human", "json", "markdown"):
@@ -64,30 +85,62 @@ def parse_fast(argv: list[str]) -> dict[str, object] | None:
     return found
 
 
+def parse_hook(argv: list[str]) -> dict[str, str | None] | None:
+    """Parse `[--root R] hook NAME [-g G] [-a A]`, or None to defer to typer."""
+    root, args = _root(list(argv))
+    if args[:1] != ["hook"]:
+        return None
+    parsed = _options(args[1:], _HOOK_OPTIONS, positionals=1)
+    if parsed is None:
+        return None
+    found, (name,) = parsed
+    return {
+        "name": name,
+        "goal_id": found.get("goal_id"),  # type: ignore[dict-item]
+        "agent_id": found.get("agent_id"),  # type: ignore[dict-item]
+        "root": root,
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run `loopx` with `argv` (default: the process arguments)."""
     args = sys.argv[1:] if argv is None else argv
-    fast = None if os.environ.get("LOOPX_NO_FAST_PATH") else parse_fast(args)
+    lean = not os.environ.get("LOOPX_NO_FAST_PATH")
+    fast = parse_fast(args) if lean else None
     if fast is not None:
-        from loopx_core.cli.output import Format, report_internal, resolve
-        from loopx_core.cli.should_run import run_should_run
+        _should_run(fast)
+    hook = parse_hook(args) if lean else None
+    if hook is not None:
+        from loopx_core.cli.hook_cmds import run_hook
+        from loopx_core.cli.output import report_internal
 
-        # as the typer command: `auto` is JSON in a pipe, else the packet's Markdown (its human form)
-        shown = resolve(Format(fast.get("format", "auto")))  # type: ignore[arg-type]
-        fmt = Format.json if shown is Format.json else Format.markdown
         try:
-            code = run_should_run(
-                fast["root"],  # type: ignore[arg-type]
-                fast["goal_id"],  # type: ignore[arg-type]
-                fast["agent_id"],  # type: ignore[arg-type]
-                fast["capability"] or None,  # type: ignore[arg-type]
-                fast.get("surface"),  # type: ignore[arg-type]
-                fmt,
-                current_rrule=fast.get("current_rrule"),  # type: ignore[arg-type]
-            )
-        except Exception as error:  # the fast path's last line of defence against a traceback
-            code = report_internal(error, fmt)
+            code = run_hook(hook["name"], hook["goal_id"], hook["agent_id"], hook["root"])  # type: ignore[arg-type]
+        except Exception as error:  # as typer's group: one internal-error line, never a traceback
+            code = report_internal(error, None)
         raise SystemExit(code)
     from loopx_core.cli.app import app
 
     app(args=args, prog_name="loopx")
+
+
+def _should_run(fast: dict[str, object]) -> None:
+    from loopx_core.cli.output import Format, report_internal, resolve
+    from loopx_core.cli.should_run import run_should_run
+
+    # as the typer command: `auto` is JSON in a pipe, else the packet's Markdown (its human form)
+    shown = resolve(Format(fast.get("format", "auto")))  # type: ignore[arg-type]
+    fmt = Format.json if shown is Format.json else Format.markdown
+    try:
+        code = run_should_run(
+            fast["root"],  # type: ignore[arg-type]
+            fast["goal_id"],  # type: ignore[arg-type]
+            fast["agent_id"],  # type: ignore[arg-type]
+            fast["capability"] or None,  # type: ignore[arg-type]
+            fast.get("surface"),  # type: ignore[arg-type]
+            fmt,
+            current_rrule=fast.get("current_rrule"),  # type: ignore[arg-type]
+        )
+    except Exception as error:  # the fast path's last line of defence against a traceback
+        code = report_internal(error, fmt)
+    raise SystemExit(code)

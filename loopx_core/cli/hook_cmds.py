@@ -3,24 +3,45 @@
 The host that declares the event (`Host.events`) answers it, and hosts with a heartbeat
 automation build its prompt (`Host.heartbeat_prompt`); the core only dispatches. A hook never exits 2 (hosts read 2 as
 "block"): every error is exit 1 with one line on stderr.
+
+`run_hook` imports no typer: the lean entry (cli/entry.py) calls it straight for a command line
+it fully understands, and typer's `hook` command calls it for every other. The typer commands
+(`hook`, `heartbeat_prompt`) are built on first access (`__getattr__` below), so importing this
+module for `run_hook` never loads typer.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
-import typer
+if TYPE_CHECKING:
+    import typer
 
-from loopx_core.cli.common import AgentId, GoalId
+    from loopx_core.cli.common import AgentId, GoalId
 
 HOOK_ERROR_EXIT = 1
 MAX_INPUT_BYTES = 8_000_000
 """Hook events are small; anything larger is refused before it is parsed."""
+_TYPER_COMMANDS = {"hook": "hook_command", "heartbeat_prompt": "heartbeat_prompt_command"}
+"""The names cli/app.py registers, and the functions behind them."""
 
 
-def hook(
+def __getattr__(name: str) -> Any:
+    """`hook` and `heartbeat_prompt`: typer's commands, with typer loaded only when the app asks."""
+    if name not in _TYPER_COMMANDS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import typer
+
+    from loopx_core.cli.common import AgentId, GoalId
+
+    # typer reads the commands' annotations from this module's globals: give it what they name.
+    globals().update(typer=typer, AgentId=AgentId, GoalId=GoalId)
+    return globals()[_TYPER_COMMANDS[name]]
+
+
+def hook_command(
     ctx: typer.Context,
     name: Annotated[
         str, typer.Argument(help="The host event, e.g. claude-stop (see `loopx hooks`).", show_default=False)
@@ -34,6 +55,11 @@ def hook(
 
     Exit 0 with the answer (an empty answer lets the host carry on); 1 on any error.
     """
+    raise SystemExit(run_hook(name, goal_id, agent_id, (ctx.find_root().obj or {}).get("root")))
+
+
+def run_hook(name: str, goal_id: str | None, agent_id: str | None, root: str | None) -> int:
+    """Answer the event `name` (stdin: its JSON) as its host does; print the answer, return the exit code."""
     import os
 
     from loopx_core.errors import LoopxError
@@ -45,18 +71,14 @@ def hook(
     try:
         known = events(get_plugin_manager())
         if name not in known:
-            raise typer.BadParameter(f"unknown hook {name[:80]!r}; known: {', '.join(known) or 'none'}")
+            raise ValueError(f"unknown hook {name[:80]!r}; known: {', '.join(known) or 'none'}")
         goal = goal_id or os.environ.get("LOOPX_GOAL_ID") or None
         agent = agent_id or os.environ.get("LOOPX_AGENT_ID") or None
         for kind, value in (("goal", goal), ("agent", agent)):
             if value is not None:
                 check_id(kind, value)
         call = HookCall(
-            payload=read_payload(),
-            goal_id=goal,
-            agent_id=agent,
-            root=(ctx.find_root().obj or {}).get("root"),
-            loopx_command=this_loopx(),
+            payload=read_payload(), goal_id=goal, agent_id=agent, root=root, loopx_command=this_loopx()
         )
         with plugin_call(known[name].name, "handle_hook_event"):
             answer = known[name].handle_hook_event(name, call)
@@ -64,18 +86,18 @@ def hook(
             raise ValueError(
                 f"the {known[name].name} host answered {type(answer).__name__}, not a HookAnswer"
             )
-    except (LoopxError, ValueError, typer.BadParameter) as error:
+    except (LoopxError, ValueError) as error:
         message = error.message if isinstance(error, LoopxError) else str(error)
         sys.stderr.write(f"loopx: hook {label}: {one_line(message)[:300]}\n")
-        raise SystemExit(HOOK_ERROR_EXIT) from None
+        return HOOK_ERROR_EXIT
     except OSError as error:
         sys.stderr.write(f"loopx: hook {label}: {error.strerror or 'I/O error'}\n")
-        raise SystemExit(HOOK_ERROR_EXIT) from None
+        return HOOK_ERROR_EXIT
     if answer.stderr:
         sys.stderr.write(f"loopx: hook {label}: {one_line(answer.stderr)[:300]}\n")
     if answer.stdout:
         sys.stdout.write(answer.stdout if answer.stdout.endswith("\n") else answer.stdout + "\n")
-    raise SystemExit(answer.exit_code)
+    return answer.exit_code
 
 
 def one_line(text: str) -> str:
@@ -131,7 +153,7 @@ def _stdin_bytes() -> bytes:
     return sys.stdin.read(MAX_INPUT_BYTES + 1).encode("utf-8", "surrogatepass")
 
 
-def heartbeat_prompt(
+def heartbeat_prompt_command(
     goal_id: GoalId,
     agent_id: AgentId,
     surface: Annotated[
