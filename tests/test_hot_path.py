@@ -9,13 +9,18 @@ command, with what still stands in the way, so reaching it flips the test.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from loopx_core.cli.entry import parse_fast
+from loopx_core.cli.entry import parse_fast, parse_hook
 from tests.conftest import T0_ISO, run_loopx
 
 HEAVY = ("typer", "click", "jinja2", "tomlkit", "mcp", "pluggy", "rich")
@@ -26,14 +31,14 @@ HOT: dict[str, tuple[list[str], frozenset[str], str]] = {
     "quota should-run": (["quota", "should-run", *WHO], frozenset(), ""),
     "hook claude-stop": (
         ["hook", "claude-stop", *WHO],
-        frozenset({"pydantic", "pydantic_core", "typer", "pluggy"}),
-        "typer's app (no lean entry: cli/hook_cmds.py's hook() needs typer); the host registry is "
-        "pluggy's; plugins/loopx_claude_code/events.py imports pydantic for its StopCounter",
+        frozenset({"pluggy"}),
+        "pluggy only: loopx_core/hosts/__init__.py imports hookspecs (pluggy's markers) for every "
+        "host module, so loading any host plugin loads pluggy, and the registry is pluggy's",
     ),
     "hook claude-session-start": (
         ["hook", "claude-session-start", *WHO],
-        frozenset({"pydantic", "pydantic_core", "typer", "pluggy"}),
-        "as claude-stop, and it reads the run history as RunIndexEntry models (no lean reader)",
+        frozenset({"pluggy"}),
+        "as claude-stop (the run history is read the lean way)",
     ),
     "heartbeat-prompt": (
         ["heartbeat-prompt", *WHO, "--surface", "codex-app"],
@@ -167,3 +172,113 @@ def test_fast_parser_defers_what_it_does_not_know(argv: list[str]) -> None:
 def test_deferred_errors_come_from_typer(root: Path) -> None:
     result = run_loopx("quota", "should-run", "-g", "demo", "-a", "builder", "--bogus", root=root)
     assert result.exit_code == 2 and "No such option" in result.stderr
+
+
+OPTIONS = [
+    *("-g", "--goal-id", "-a", "--agent-id", "-c", "--available-capability", "--surface"),
+    *("--current-rrule", "-f", "--format", "--bogus", "-h", "--help"),
+]
+VALUES = ["d", "a", "demo", "", "-a", "--help", "x y", "json", "yaml", "markdown", "FREQ=HOURLY", "="]
+TRAPS = ["--", "-", "-gd", "-g=d", "--version", "--root", "claude-stop", "x", ""]
+PREFIXES = [
+    ["hook"],
+    ["quota", "should-run"],
+    ["--root", "r", "hook"],
+    ["--root", "r", "quota", "should-run"],
+    [],
+]
+
+
+@st.composite
+def command_lines(draw: st.DrawFn) -> list[str]:
+    """`loopx ...` words: a hot command, what it needs, more options (spelled either way), traps."""
+    prefix = draw(st.sampled_from(PREFIXES))
+
+    def option(name: str | None = None) -> list[str]:
+        name, value = name or draw(st.sampled_from(OPTIONS)), draw(st.sampled_from(VALUES))
+        return draw(st.sampled_from([[name, value], [f"{name}={value}"]]))
+
+    groups = [[draw(st.sampled_from(["claude-stop", "x"]))]] if prefix[-1:] == ["hook"] else []
+    groups += [option("-g"), option("-a")] if prefix[-1:] == ["should-run"] else []
+    for _ in range(draw(st.integers(0, 3))):
+        groups.append(option() if draw(st.booleans()) else [draw(st.sampled_from(TRAPS))])
+    return prefix + [word for group in draw(st.permutations(groups)) for word in group]
+
+
+def typer_parse(argv: list[str]) -> dict[str, Any] | None:
+    """The values typer's own parser gives `loopx ARGV`'s command (and `root`), or None if it refuses."""
+    import typer.main
+
+    from loopx_core.cli.app import app
+
+    group: Any = typer.main.get_command(app)
+    try:
+        ctx = group.make_context("loopx", list(argv))
+        found = {"root": ctx.params["root"]}
+        command, words = group, ctx._protected_args + ctx.args
+        while hasattr(command, "resolve_command"):
+            name, command, rest = command.resolve_command(ctx, words)
+            ctx = command.make_context(name, rest, parent=ctx)
+            words = ctx._protected_args + ctx.args
+        return {**found, "path": ctx.command_path, **ctx.params}
+    except BaseException:  # a usage error, help or --version: typer answers it, never the fast path
+        return None
+
+
+@settings(max_examples=500, deadline=None)
+@given(command_lines())
+def test_fast_parsers_read_what_typer_reads(argv: list[str]) -> None:
+    """Whatever a fast parser accepts, typer accepts too, with the same values (else it defers)."""
+    with mock.patch.dict(os.environ, clear=False):
+        os.environ.pop("LOOPX_ROOT", None)
+        hook, run, slow = parse_hook(argv), parse_fast(argv), typer_parse(argv)
+    assert hook is None or run is None
+    if hook is not None:
+        assert slow is not None and slow["path"] == "loopx hook", argv
+        assert hook == {k: slow[k] for k in ("name", "goal_id", "agent_id", "root")}, argv
+    if run is not None:
+        assert slow is not None and slow["path"] == "loopx quota should-run", argv
+        expected = {
+            "root": slow["root"],
+            "goal_id": slow["goal_id"],
+            "agent_id": slow["agent_id"],
+            "capability": slow["available_capability"] or [],
+            "format": slow["fmt"].value,
+            "surface": slow["surface"],
+            "current_rrule": slow["current_rrule"],
+        }
+        assert {k: run.get(k, "auto" if k == "format" else None) for k in expected} == expected, argv
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["hook", "claude-stop"],
+        ["hook", "claude-stop", "-g", "demo", "-a", "builder"],
+        ["--root", "r", "hook", "-a", "builder", "claude-session-start", "--goal-id=demo"],
+        ["hook", "x", "--goal-id=", "--agent-id", ""],
+    ],
+)
+def test_hook_fast_parser_takes_the_forms_hosts_write(argv: list[str]) -> None:
+    assert parse_hook(argv) is not None and typer_parse(argv) is not None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["hook"],
+        ["hook", "--help"],
+        ["hook", "claude-stop", "-h"],
+        ["hook", "a", "b"],
+        ["hook", "claude-stop", "-g"],
+        ["hook", "claude-stop", "-g", "-a", "x"],
+        ["hook", "claude-stop", "-g", "a", "-g", "b"],
+        ["hook", "claude-stop", "-gdemo"],
+        ["hook", "--", "claude-stop"],
+        ["hook", "claude-stop", "--format", "json"],
+        ["hooks"],
+        ["quota", "should-run", "--goal-id=", "x", "-a", "b"],
+    ],
+)
+def test_hook_fast_parser_defers_what_it_does_not_know(argv: list[str]) -> None:
+    assert parse_hook(argv) is None and parse_fast(argv) is None
