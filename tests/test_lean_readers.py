@@ -152,6 +152,18 @@ SEEDS: dict[str, dict[str, Any]] = {
             }
         },
     },
+    "RunIndexEntry": {
+        "schema_version": 1,
+        "run_id": "run-1",
+        "at": T,
+        "agent_id": "a",
+        "todo_id": "t1",
+        "turn_key": TURN_KEY,
+        "validation": "passed",
+        "summary": "Parsed",
+        "progress": "todo_worked",
+        "progress_detail": "",
+    },
 }
 TIMES = [
     T,
@@ -379,7 +391,9 @@ def test_clock_range_check_is_the_input_domains(value: datetime) -> None:
     assert got == expected and (got[0] == "refused" or got[1].utcoffset() == timedelta(0))
 
 
-@pytest.mark.parametrize("damage", ["none", "registry", "state", "scheduler", "ledger", "journal", "newer"])
+@pytest.mark.parametrize(
+    "damage", ["none", "registry", "state", "scheduler", "ledger", "journal", "history", "newer"]
+)
 def test_lean_file_store_reads_as_the_file_store(tmp_path: Path, damage: str) -> None:
     """Every read a tick makes gives the same values, or the same error, through either store."""
     from loopx_core.store.files import FileStore
@@ -392,12 +406,16 @@ def test_lean_file_store_reads_as_the_file_store(tmp_path: Path, damage: str) ->
     (dot / "scheduler.json").write_text(json.dumps(SEEDS["SchedulerState"]))
     (dot / "events.jsonl").write_text(json.dumps(SEEDS["LedgerEvent"]) + "\n")
     (dot / "turns" / f"{TURN_KEY[7:]}.json").write_text(json.dumps(SEEDS["TurnJournal"]))
+    (dot / "runs").mkdir()
+    older = {**SEEDS["RunIndexEntry"], "run_id": "run-0", "todo_id": None}
+    (dot / "runs" / "index.jsonl").write_text(f"{json.dumps(older)}\n{json.dumps(SEEDS['RunIndexEntry'])}\n")
     broken = {
         "registry": tmp_path / ".loopx" / "registry.json",
         "state": dot / "state.json",
         "scheduler": dot / "scheduler.json",
         "ledger": dot / "events.jsonl",
         "journal": dot / "turns" / f"{TURN_KEY[7:]}.json",
+        "history": dot / "runs" / "index.jsonl",
     }
     if damage == "newer":
         (dot / "state.json").write_text(json.dumps({**SEEDS["GoalState"], "schema_version": 2}))
@@ -410,12 +428,58 @@ def test_lean_file_store_reads_as_the_file_store(tmp_path: Path, damage: str) ->
         "ledger": lambda s: s.ledger_since("g", datetime(2026, 1, 1, tzinfo=UTC)),
         "journal": lambda s: s.read_journal("g", TURN_KEY),
         "no scheduler": lambda s: s.read_scheduler("other"),
+        "history": lambda s: s.read_history("g"),
+        "last run": lambda s: s.read_history("g", last=1),
+        "no history": lambda s: s.read_history("other"),
     }
     refused = []
     for name, read in reads.items():
         lean_read = outcome(lambda read=read: read(lean_store.for_reading(store)))
         assert lean_read == outcome(lambda read=read: lean_store.from_model(read(store))), name
         refused += [lean_read[1]] if lean_read[0] == "refused" else []
-    assert refused == (
-        [] if damage == "none" else ["SchemaUnsupportedError" if damage == "newer" else "StateInvalidError"]
-    )
+    expected = {"none": [], "newer": ["SchemaUnsupportedError"], "history": ["StateInvalidError"] * 2}
+    assert refused == expected.get(damage, ["StateInvalidError"])
+
+
+COUNTERS = st.one_of(
+    st.builds(lambda n: json.dumps({"blocks": n}).encode(), SCALARS | VALUES),
+    st.builds(lambda doc: json.dumps(doc).encode(), VALUES),
+    st.builds(
+        lambda n, k, v: json.dumps({"blocks": n, k: v}).encode(),
+        st.integers(0, 9),
+        st.text(max_size=3),
+        VALUES,
+    ),
+    st.sampled_from([b'{"blocks":1}', b'{"blocks": 1e0}', b'{"blocks":NaN}', b"\xff", b"", b'{"blocks":01}']),
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(COUNTERS)
+def test_stop_counter_is_read_as_its_model_reads_it(data: bytes) -> None:
+    """The Claude Stop hook's counter (plugins/loopx_claude_code/lean.py, generated): the same blocks
+    as `StopCounter` or refused alike; when the lean reader decides alone, pydantic agrees."""
+    from pydantic import ValidationError
+
+    from loopx_claude_code import lean as counter_lean
+    from loopx_claude_code.events import parse_counter
+    from loopx_claude_code.models import StopCounter
+
+    try:
+        expected: int | None = StopCounter.model_validate_json(data).blocks
+    except (ValidationError, ValueError):
+        expected = None
+    try:
+        sure = counter_lean.CHECKERS["StopCounter"](counter_lean.loads(data)).blocks
+    except (lean.Doubt, ValueError, RecursionError):
+        sure = None
+    assert sure is None or sure == expected
+    assert parse_counter(data) == expected
+
+
+@given(st.integers(0, 1_000_000))
+def test_stop_counter_is_written_as_its_model_dumps_it(blocks: int) -> None:
+    from loopx_claude_code.events import counter_bytes
+    from loopx_claude_code.models import StopCounter
+
+    assert counter_bytes(blocks) == StopCounter(blocks=blocks).model_dump_json().encode()
