@@ -238,3 +238,58 @@ def test_the_stop_reason_names_a_loopx_that_is_not_on_path(tmp_path: Path) -> No
         reason = json.loads(out.stdout)["reason"]
         assert facades.loopx_command_named(reason) == (named or ["loopx"]), reason
         assert facades.numbered_actions(reason)
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    """Every file under `root/.loopx`, by relative path (what a hook leaves behind)."""
+    dot = root / ".loopx"
+    return {str(p.relative_to(dot)): p.read_bytes() for p in sorted(dot.rglob("*")) if p.is_file()}
+
+
+PARITY_CASES = [
+    (["claude-stop", "-g", "g", "-a", "builder"], stop_event(), {}),
+    (["claude-stop", "--goal-id=g", "--agent-id=builder"], stop_event(active=True), {}),
+    (["claude-stop"], stop_event(), {"LOOPX_GOAL_ID": "g", "LOOPX_AGENT_ID": "builder"}),
+    (["claude-stop", "-g", "g", "-a", "builder"], stop_event(active=True), {"LOOPX_STOP_MAX_BLOCKS": "0"}),
+    (["claude-session-start", "-g", "g", "-a", "builder"], "{}", {}),
+    (["claude-session-start"], "", {}),
+    (["claude-stop", "-g", "g", "-a", "builder"], "[1]", {}),
+    (["claude-stop", "-g", "g", "-a", "builder"], "{", {}),
+    (["claude-stop", "-g", "Bad", "-a", "builder"], "{}", {}),
+    (["claude-stop", "-g", "nope", "-a", "builder"], "{}", {}),
+    (["no-such-hook", "-g", "g", "-a", "builder"], "{}", {}),
+    (["claude-stop", "-g", "g", "-a", "builder"], "{}", {"LOOPX_PLUGINS": "-claude-code"}),
+    (["claude-stop", "-g", "g", "-a", "builder"], "{}", {"LOOPX_PLUGINS": "dsh"}),
+]
+
+
+@pytest.mark.parametrize(("args", "stdin", "env"), PARITY_CASES)
+def test_lean_hook_entry_answers_as_typer(
+    tmp_path: Path, args: list[str], stdin: str, env: dict[str, str]
+) -> None:
+    """The lean entry and typer's command: the same exit code, bytes out and files left behind."""
+    import shutil
+
+    from loopx_core.cli.entry import parse_hook
+
+    assert parse_hook(["hook", *args]) is not None  # the lean entry answers this one itself
+    base = tmp_path / "base"
+    base.mkdir()
+    store = FileStore(base)
+    store.init()
+    SCENARIOS["eligible_workspace"](Project(base, store))
+    runs = base / ".loopx" / "goals" / "g" / "runs"
+    runs.mkdir(exist_ok=True)
+    line = {"schema_version": 1, "run_id": "r1", "at": "2026-01-01T00:00:00Z", "agent_id": "builder"}
+    line |= {"todo_id": "t1", "turn_key": "k", "validation": "passed", "summary": "Parsed it"}
+    (runs / "index.jsonl").write_text(json.dumps(line) + "\n" + json.dumps({**line, "run_id": "r2"}) + "\n")
+    seen = []
+    for name, extra in (("lean", {}), ("typer", {"LOOPX_NO_FAST_PATH": "1"})):
+        root = tmp_path / name
+        shutil.copytree(base, root)
+        proc = hook(root, args[0], stdin, *args[1:], env={**env, **extra})
+        seen.append((proc.returncode, proc.stdout.replace(str(root), "<root>"), proc.stderr, _tree(root)))
+    assert seen[0] == seen[1]
+    assert seen[0][0] in (0, 1) and "Traceback" not in seen[0][2]
+    if args == ["claude-session-start", "-g", "g", "-a", "builder"]:
+        assert "Last runs (newest first):\n- 2026-01-01T00:00:00Z builder on t1 (passed" in seen[0][1]
