@@ -176,7 +176,7 @@ def test_hot_commands_never_import_rich(filled: Cli) -> None:
 def test_completion_script_is_generated_and_completes(filled: Cli) -> None:
     env = {**os.environ, "SHELL": "/bin/bash"}
     script = subprocess.run(
-        [str(LOOPX_BIN), "--show-completion"], capture_output=True, text=True, check=False, env=env
+        [str(LOOPX_BIN), "--show-completion", "bash"], capture_output=True, text=True, check=False, env=env
     )
     assert script.returncode == 0 and "complete -o default -F _loopx_completion loopx" in script.stdout
     completed = subprocess.run(

@@ -168,7 +168,7 @@ def test_every_page_and_action_on_a_damaged_file(
     action: str,
 ) -> None:
     monkeypatch.setenv("LOOPX_NOW", T0_ISO)
-    with tempfile.TemporaryDirectory() as web_dir, tempfile.TemporaryDirectory() as cli_dir:
+    with tempfile.TemporaryDirectory(dir=pristine.parent) as web_dir, tempfile.TemporaryDirectory(dir=pristine.parent) as cli_dir:
         web = damaged_copy(pristine, Path(web_dir), target, damage, junk, fraction)
         twin = damaged_copy(pristine, Path(cli_dir), target, damage, junk, fraction)
         app = create_app(FileStore(web), Guard(TOKEN, loopback_only=True))
@@ -227,7 +227,7 @@ def _subclasses(cls: type) -> list[type]:
 @pytest.mark.parametrize("lock", ["locks/parser.lock", "locks/registry.lock"])
 def test_a_folder_in_place_of_a_lock(pristine: Path, monkeypatch: pytest.MonkeyPatch, lock: str) -> None:
     monkeypatch.setenv("LOOPX_NOW", T0_ISO)
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory(dir=pristine.parent) as folder:
         root = damaged_copy(pristine, Path(folder), lock, "a folder", b"", 0.0)
         app = create_app(FileStore(root), Guard(TOKEN, loopback_only=True))
         fields, _ = ACTIONS["grant" if "registry" in lock else "add-todo"]
