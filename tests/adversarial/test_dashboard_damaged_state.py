@@ -168,7 +168,10 @@ def test_every_page_and_action_on_a_damaged_file(
     action: str,
 ) -> None:
     monkeypatch.setenv("LOOPX_NOW", T0_ISO)
-    with tempfile.TemporaryDirectory(dir=pristine.parent) as web_dir, tempfile.TemporaryDirectory(dir=pristine.parent) as cli_dir:
+    with (
+        tempfile.TemporaryDirectory(dir=pristine.parent) as web_dir,
+        tempfile.TemporaryDirectory(dir=pristine.parent) as cli_dir,
+    ):
         web = damaged_copy(pristine, Path(web_dir), target, damage, junk, fraction)
         twin = damaged_copy(pristine, Path(cli_dir), target, damage, junk, fraction)
         app = create_app(FileStore(web), Guard(TOKEN, loopback_only=True))
