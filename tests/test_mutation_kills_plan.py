@@ -1,0 +1,102 @@
+"""Tests for mutants of installer/loopx_installer/plan.py the rest of the suite let live: what an
+uninstall reports and does for shared files, files already gone, unreadable files, a LoopX part
+removed by hand, and the containers LoopX created inside a merged file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.builders import tree
+from tests.conftest import Cli
+
+
+def skills(cli: Cli, target: Path, *args: str):  # type: ignore[no-untyped-def]
+    return cli("workflow-skills", *args, "--target", str(target), "-f", "json")
+
+
+def entries(result) -> dict[str, dict]:  # type: ignore[no-untyped-def,type-arg]
+    return {f["path"]: f for f in result.json()["files"]}
+
+
+@pytest.fixture
+def target(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    return root
+
+
+def test_a_shared_file_is_unchanged_while_another_host_uses_it(cli: Cli, target: Path) -> None:
+    assert skills(cli, target, "--install", "--surface", "codex-app").exit_code == 0
+    assert skills(cli, target, "--install", "--surface", "dsh").exit_code == 0
+    gone = skills(cli, target, "--uninstall", "--surface", "codex-app")
+    shared = entries(gone)[".agents/skills/loopx/SKILL.md"]
+    assert (shared["status"], shared["detail"]) == ("unchanged", "still used by dsh")
+
+
+def test_a_file_already_gone_is_reported_as_removed(cli: Cli, target: Path) -> None:
+    installed = skills(cli, target, "--install", "--surface", "claude-code")
+    owned = next(p for p, f in entries(installed).items() if f["status"] == "create" and p.endswith(".md"))
+    (target / owned).unlink()
+    gone = skills(cli, target, "--uninstall", "--surface", "claude-code")
+    assert gone.exit_code == 0, gone.stderr
+    assert (entries(gone)[owned]["status"], entries(gone)[owned]["detail"]) == ("remove", "already gone")
+    assert not (target / owned).exists()
+
+
+def test_an_unreadable_file_is_a_hard_conflict(cli: Cli, target: Path) -> None:
+    """Without --force nothing is written; --force writes the rest and still leaves it alone."""
+    installed = skills(cli, target, "--install", "--surface", "claude-code")
+    owned = next(p for p, f in entries(installed).items() if f["status"] == "create" and p.endswith(".md"))
+    (target / owned).unlink()
+    (target / owned).mkdir()  # a folder where LoopX's file was
+    before = tree(target)
+    refused = skills(cli, target, "--uninstall", "--surface", "claude-code")
+    assert refused.exit_code == 5 and entries(refused)[owned]["status"] == "conflict", refused.stdout
+    assert entries(refused)[owned]["detail"] == f"{owned} is not a regular file; left unchanged"
+    assert tree(target) == before  # all or nothing
+    forced = skills(cli, target, "--uninstall", "--surface", "claude-code", "--force")
+    assert forced.exit_code == 5 and entries(forced)[owned]["status"] == "conflict", forced.stdout
+    assert (target / owned).is_dir() and not (target / ".mcp.json").exists()
+
+
+def test_a_loopx_part_removed_by_hand_leaves_the_file_unchanged(cli: Cli, target: Path) -> None:
+    (target / ".mcp.json").write_text(json.dumps({"mcpServers": {"other": {"command": "x"}}}) + "\n")
+    assert skills(cli, target, "--install", "--surface", "claude-code").exit_code == 0
+    data = json.loads((target / ".mcp.json").read_text())
+    del data["mcpServers"]["loopx"]
+    (target / ".mcp.json").write_text(json.dumps(data, indent=2) + "\n")
+    edited = (target / ".mcp.json").read_bytes()
+    gone = skills(cli, target, "--uninstall", "--surface", "claude-code")
+    entry = entries(gone)[".mcp.json"]
+    assert (entry["status"], entry["detail"]) == ("unchanged", "LoopX's part was already gone")
+    assert (target / ".mcp.json").read_bytes() == edited
+
+
+def test_containers_loopx_created_in_a_merged_file_go_with_it(cli: Cli, target: Path) -> None:
+    (target / ".claude").mkdir()
+    settings = target / ".claude/settings.json"
+    settings.write_text(json.dumps({"permissions": {"allow": []}}, indent=2) + "\n")
+    assert skills(cli, target, "--install", "--surface", "claude-code").exit_code == 0
+    data = json.loads(settings.read_text())
+    assert "hooks" in data
+    settings.write_text(json.dumps({**data, "model": "opus"}, indent=2) + "\n")  # the user's own key, later
+    gone = skills(cli, target, "--uninstall", "--surface", "claude-code")
+    assert entries(gone)[".claude/settings.json"]["status"] == "merge"
+    assert json.loads(settings.read_text()) == {
+        "permissions": {"allow": []},
+        "model": "opus",
+    }  # no "hooks" left
+
+
+def test_containers_the_user_had_stay_after_loopx_leaves(cli: Cli, target: Path) -> None:
+    (target / ".claude").mkdir()
+    settings = target / ".claude/settings.json"
+    settings.write_text(json.dumps({"hooks": {}, "env": {}}, indent=2) + "\n")
+    assert skills(cli, target, "--install", "--surface", "claude-code").exit_code == 0
+    data = json.loads(settings.read_text())
+    settings.write_text(json.dumps({**data, "model": "opus"}, indent=2) + "\n")
+    assert skills(cli, target, "--uninstall", "--surface", "claude-code").exit_code == 0
+    assert json.loads(settings.read_text()) == {"hooks": {}, "env": {}, "model": "opus"}
