@@ -100,3 +100,50 @@ def test_containers_the_user_had_stay_after_loopx_leaves(cli: Cli, target: Path)
     settings.write_text(json.dumps({**data, "model": "opus"}, indent=2) + "\n")
     assert skills(cli, target, "--uninstall", "--surface", "claude-code").exit_code == 0
     assert json.loads(settings.read_text()) == {"hooks": {}, "env": {}, "model": "opus"}
+
+
+def test_an_edited_owned_file_is_kept_unless_forced(cli: Cli, target: Path) -> None:
+    installed = skills(cli, target, "--install", "--surface", "claude-code")
+    owned = next(p for p, f in entries(installed).items() if f["status"] == "create" and p.endswith(".md"))
+    (target / owned).write_text("mine now\n")
+    kept = skills(cli, target, "--uninstall", "--surface", "claude-code")
+    entry = entries(kept)[owned]
+    assert kept.exit_code == 5
+    assert (entry["status"], entry["detail"]) == (
+        "conflict",
+        "edited since LoopX wrote it; kept (use --force to remove it)",
+    )
+    forced = skills(cli, target, "--uninstall", "--surface", "claude-code", "--force")
+    entry = entries(forced)[owned]
+    assert (entry["status"], entry["detail"]) == (
+        "remove",
+        "edited since LoopX wrote it; removed (--force), backup kept",
+    )
+    assert not (target / owned).exists() and len(forced.json()["backups"]) == 1
+
+
+def test_a_file_loopx_replaced_with_force_comes_back_at_uninstall(cli: Cli, target: Path) -> None:
+    command = target / ".claude/commands/loopx-status.md"
+    command.parent.mkdir(parents=True)
+    command.write_text("my own status command\n")
+    assert skills(cli, target, "--install", "--surface", "claude-code").exit_code == 5  # a conflict
+    assert skills(cli, target, "--install", "--surface", "claude-code", "--force").exit_code == 0
+    assert command.read_text() != "my own status command\n"
+    gone = skills(cli, target, "--uninstall", "--surface", "claude-code")
+    assert gone.exit_code == 0, gone.stdout
+    assert entries(gone)[".claude/commands/loopx-status.md"]["status"] == "restore"
+    assert command.read_text() == "my own status command\n"
+
+
+def test_a_folder_where_loopx_would_write_is_a_hard_conflict(cli: Cli, target: Path) -> None:
+    blocker = target / ".claude/commands/loopx-status.md"
+    blocker.mkdir(parents=True)
+    before = tree(target)
+    for extra in ((), ("--force",)):
+        refused = skills(cli, target, "--install", "--surface", "claude-code", *extra)
+        assert refused.exit_code == 5, refused.stdout
+        entry = entries(refused)[".claude/commands/loopx-status.md"]
+        assert entry["status"] == "conflict" and "not a regular file" in entry["detail"], entry
+        if not extra:
+            assert tree(target) == before  # nothing written
+    assert blocker.is_dir()  # --force never replaces what it cannot read

@@ -36,8 +36,6 @@ class Action:
     restore_original: bool = False
     force_replace: bool = False
     """Replaces something LoopX did not write (--force): the file is backed up first."""
-    hard: bool = False
-    """A conflict --force cannot resolve (the file cannot be read or merged safely)."""
     base: str = "target"
     rel: str = ""
 
@@ -89,7 +87,8 @@ def _host_keys(record: FileRecord | None) -> list[str]:
 
 
 def _hard(place: Placed, exc: ConflictError, current: str | None = None) -> Action:
-    return Action(place.path, place.shown, "conflict", current, None, detail=exc.message, hard=True)
+    """A conflict --force cannot resolve: the file cannot be read or merged safely."""
+    return Action(place.path, place.shown, "conflict", current, None, detail=exc.message)
 
 
 def plan_install(host: str, files: list[Placed], manifest: Manifest, *, force: bool) -> list[Action]:
@@ -203,7 +202,7 @@ def _uninstall(host: str, manifest: Manifest, name: str, record: FileRecord, for
     try:
         action = _uninstall_one(host, path, shown, read(path, shown), record, force)
     except ConflictError as exc:
-        action = Action(path, shown, "conflict", None, None, detail=exc.message, hard=True)
+        action = Action(path, shown, "conflict", None, None, detail=exc.message)  # even with --force
     action.base, action.rel = record.base, record.rel
     return action
 
@@ -226,7 +225,7 @@ def _uninstall_one(
             return Action(path, shown, "remove", current, record.original, **restore)
         if not force:
             detail = "edited since LoopX wrote it; kept (use --force to remove it)"
-            return Action(path, shown, "conflict", current, None, dict(owner), detail=detail)
+            return Action(path, shown, "conflict", current, None, detail=detail)  # nothing is written
         detail = "edited since LoopX wrote it; removed (--force), backup kept"
         return Action(
             path, shown, "remove", current, record.original, detail=detail, force_replace=True, **restore
