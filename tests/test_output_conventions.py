@@ -174,7 +174,8 @@ def test_hot_commands_never_import_rich(filled: Cli) -> None:
 
 
 def test_completion_script_is_generated_and_completes(filled: Cli) -> None:
-    env = {**os.environ, "SHELL": "/bin/bash"}
+    # the shell named, not detected: typer detects the parent's (sh under make, which it refuses)
+    env = {**os.environ, "SHELL": "/bin/bash", "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
     script = subprocess.run(
         [str(LOOPX_BIN), "--show-completion", "bash"], capture_output=True, text=True, check=False, env=env
     )
