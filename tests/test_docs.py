@@ -222,3 +222,55 @@ def test_the_readme_use_block_runs(tmp_path: Path) -> None:
         proc = subprocess.run(["bash", "-c", command], cwd=project, env=env, capture_output=True, text=True)
         assert proc.returncode == 0, (command, proc.stderr)
     assert (project / ".loopx/.gitignore").is_file()
+
+
+def _doc_command_lines() -> list[tuple[str, str]]:
+    """(page, command line) for every `loopx ...` line of a code block in README.md and docs/ (not cli.md)."""
+    found = []
+    for page in [*sorted((REPO / "docs").glob("*.md")), REPO / "README.md"]:
+        if page.name == "cli.md":  # generated from the app itself
+            continue
+        text = page.read_text()
+        blocks = re.findall(r"```[a-z]*\n(.*?)```", text, re.S) + re.findall(r"(?:^    \S.*\n)+", text, re.M)
+        for block in blocks:
+            for line in block.splitlines():
+                line = line.strip().removeprefix("$ ")
+                if line.startswith("loopx "):
+                    for cut in ("  #", " | ", " > ", " && "):
+                        line = line.split(cut)[0]
+                    found.append((page.name, line.strip()))
+    return found
+
+
+def test_every_loopx_command_in_the_docs_parses() -> None:
+    """Each documented `loopx` line names a real command with options it takes, values of the right
+    type (commands of the user pages and the README's Use block also run, above)."""
+    import shlex
+
+    import typer.main
+
+    from loopx_core.cli.app import app
+
+    root = typer.main.get_command(app)
+    lines = _doc_command_lines()
+    assert len(lines) >= 40, len(lines)
+    wrong = []
+    for page, line in lines:
+        words = shlex.split(line)[1:]
+        if {"--help", "-h", "--version"} & set(words) or any(w.startswith("[") for w in words):
+            continue  # help, or a synopsis (`[--option VALUE]`)
+        command, name, args = root, "loopx", words
+        try:
+            while True:
+                ctx = command.make_context(name, list(args))  # parses and converts; invokes nothing
+                if not hasattr(command, "resolve_command"):
+                    break
+                # typer vendors click: the words after a group's own options are its `_protected_args`
+                rest = [*getattr(ctx, "_protected_args", []), *ctx.args]
+                if not rest:
+                    break
+                name, command, args = command.resolve_command(ctx, rest)
+        except Exception as exc:  # a usage error or a value that does not convert
+            message = exc.format_message() if hasattr(exc, "format_message") else repr(exc)
+            wrong.append(f"{page}: {line}: {message}")
+    assert wrong == [], "\n".join(wrong)
