@@ -268,7 +268,7 @@ def fleet(store: Store) -> None:
     from loopx_core.kernel.algebra import StepKind
     from loopx_core.ops import gates, goals, health, todos
     from loopx_core.settlement.steps import TurnContext
-    from loopx_core.settlement.turns import begin_turn, settle_steps
+    from loopx_core.settlement.turns import begin_turn, record_host_phases, settle_steps
     from tests.conftest import T0
 
     def at(hours: float) -> Any:
@@ -304,6 +304,7 @@ def fleet(store: Store) -> None:
             changed_files=files,
             slots=slots,
         )
+        record_host_phases(ctx, {"adapter": "test", "status": "succeeded"})  # as a host's writeback does
         settle_steps(
             ctx, [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK, StepKind.QUOTA_SPEND], adapter="test"
         )
