@@ -58,7 +58,7 @@ ROOTS: tuple[type[BaseModel], ...] = (
 PLUGIN_TARGETS: dict[Path, tuple[type[BaseModel], ...]] = {
     REPO / "plugins" / "loopx_claude_code" / "lean.py": (StopCounter,),
 }
-"""A built-in plugin's own files its hooks read: a module each, on the core's lean runtime."""
+"""A built-in plugin's own files its hooks read: a module each, on the same lean runtime."""
 RUNTIME_NAMES = (
     "Doubt",
     "_REQUIRED",
@@ -78,7 +78,7 @@ RUNTIME_NAMES = (
     "dump",
     "loads",
 )
-"""What a plugin's generated module takes from the core's (it holds no runtime of its own)."""
+"""What each generated module takes from the hand-written runtime, loopx_core/models/lean_runtime.py."""
 PURE_MODULES = ("math", "loopx_core.models.identity", "loopx_core.ids", "loopx_core.errors")
 """Modules a copied method may use (none imports pydantic)."""
 
@@ -86,9 +86,8 @@ PURE_MODULES = ("math", "loopx_core.models.identity", "loopx_core.ids", "loopx_c
 class Generator:
     """Collects the generated source for every model reachable from ROOTS."""
 
-    def __init__(self, roots: tuple[type[BaseModel], ...] = ROOTS, *, runtime: bool = True) -> None:
+    def __init__(self, roots: tuple[type[BaseModel], ...] = ROOTS) -> None:
         self.roots = roots
-        self.runtime = runtime
         self.models: list[type[BaseModel]] = []
         self.imports: set[str] = set()
         self.constants: dict[str, str] = {}
@@ -289,11 +288,10 @@ class Generator:
         bodies = [self.model_source(m) for m in self.models]
         readers = ", ".join(f"{m.__name__!r}: _model_{m.__name__}" for m in self.models)
         body = HEADER.format(script=Path(__file__).name)
-        if not self.runtime:
-            self.imports.add(f"from loopx_core.models.lean import {', '.join(RUNTIME_NAMES)}")
-            self.imports.add("from typing import Any")
+        self.imports.add(f"from loopx_core.models.lean_runtime import {', '.join(RUNTIME_NAMES)}")
+        self.imports.add("from typing import Any")
         body += "\n".join(sorted(self.imports)) + "\n\n"
-        body += RUNTIME if self.runtime else "\n"
+        body += "\n"
         body += "\n\n".join(self.constants.values()) + "\n\n\n"
         body += "\n\n\n".join(bodies)
         body += f"\n\n\nCHECKERS: dict[str, Any] = {{{readers}}}\n"
@@ -395,213 +393,10 @@ from __future__ import annotations
 
 '''
 
-RUNTIME = r'''import json
-import re
-from collections.abc import Callable
-from datetime import datetime as _datetime
-from typing import Any
-
-from loopx_core.ids import ID_PATTERN, is_valid_id
-
-
-class Doubt(Exception):
-    """The document may not be what pydantic accepts (or not with these values): ask pydantic."""
-
-
-_REQUIRED = object()
-_ID = re.compile(ID_PATTERN)
-_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?(Z|[+-][0-9]{2}:[0-9]{2})")
-Check = Callable[[Any], Any]
-
-
-def _doubt(_: object = None) -> Any:
-    raise Doubt
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if value - value != 0:  # inf or nan from an overflowing literal
-        raise Doubt
-    return value
-
-
-def loads(data: bytes | str) -> Any:
-    """JSON as pydantic's parser would read it, or `Doubt` (NaN, Infinity, a lone surrogate, ...)."""
-    if isinstance(data, bytes):
-        if b"\\ud" in data or b"\\uD" in data:
-            raise Doubt
-        text = data.decode("utf-8")
-    else:
-        text = data
-    return json.loads(text, parse_constant=_doubt, parse_float=_finite_float)
-
-
-class _Lean:
-    """A plain record: the model's fields as attributes, no validation on assignment."""
-
-    __slots__ = ()
-
-    def __init__(self, **values: Any) -> None:
-        for name, value in values.items():
-            setattr(self, name, value)
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
-        return f"{type(self).__name__}({shown})"
-
-
-def dump(value: Any) -> Any:
-    """A lean object as plain data (what pydantic's `model_dump()` gives for its twin)."""
-    if isinstance(value, _Lean):
-        return {n: dump(getattr(value, n)) for n in value.__slots__}
-    if isinstance(value, list):
-        return [dump(v) for v in value]
-    if isinstance(value, dict):
-        return {k: dump(v) for k, v in value.items()}
-    return value
-
-
-def _str(value: Any) -> str:
-    if type(value) is not str:
-        raise Doubt
-    return value
-
-
-def _any(value: Any) -> Any:
-    return value
-
-
-def _bool(value: Any) -> bool:
-    if type(value) is not bool:
-        raise Doubt
-    return value
-
-
-def _id(value: Any) -> str:
-    if type(value) is not str or _ID.fullmatch(value) is None or not is_valid_id(value):
-        raise Doubt
-    return value
-
-
-def _int(ge: int | None = None, gt: int | None = None, le: int | None = None, lt: int | None = None) -> Check:
-    def check(value: Any) -> int:
-        if type(value) is not int or not _within(value, ge, gt, le, lt):
-            raise Doubt
-        return value
-
-    return check
-
-
-def _float(
-    ge: float | None = None, gt: float | None = None, le: float | None = None, lt: float | None = None
-) -> Check:
-    def check(value: Any) -> float:
-        if type(value) is int:
-            if abs(value) > 2**53:
-                raise Doubt
-            value = float(value)
-        elif type(value) is not float:
-            raise Doubt
-        if not _within(value, ge, gt, le, lt):
-            raise Doubt
-        return value
-
-    return check
-
-
-def _within(value: float, ge: float | None, gt: float | None, le: float | None, lt: float | None) -> bool:
-    return (
-        (ge is None or value >= ge)
-        and (gt is None or value > gt)
-        and (le is None or value <= le)
-        and (lt is None or value < lt)
-    )
-
-
-_EPOCH = _datetime.fromisoformat("1970-01-01T00:00:00+00:00")
-
-
-def _time(end: _datetime | None) -> Check:
-    def check(value: Any) -> _datetime:
-        if type(value) is not str or _TIME.fullmatch(value) is None or value.endswith("-00:00"):
-            raise Doubt
-        try:
-            parsed = _datetime.fromisoformat(value)
-        except ValueError:
-            raise Doubt from None
-        if end is not None and not _EPOCH <= parsed < end:
-            raise Doubt
-        return parsed
-
-    return check
-
-
-def _optional(inner: Check) -> Check:
-    def check(value: Any) -> Any:
-        return None if value is None else inner(value)
-
-    return check
-
-
-def _literal(choices: tuple[Any, ...]) -> Check:
-    def check(value: Any) -> Any:
-        if not any(type(value) is type(c) and value == c for c in choices):
-            raise Doubt
-        return value
-
-    return check
-
-
-def _list(inner: Check) -> Check:
-    def check(value: Any) -> list[Any]:
-        if type(value) is not list:
-            raise Doubt
-        return [inner(v) for v in value]
-
-    return check
-
-
-def _dict(key: Check, inner: Check) -> Check:
-    def check(value: Any) -> dict[Any, Any]:
-        if type(value) is not dict:
-            raise Doubt
-        return {key(k): inner(v) for k, v in value.items()}
-
-    return check
-
-
-def _model(cls: type[_Lean], fields: tuple[tuple[str, Check, Any], ...], validators: dict[str, Any]) -> Check:
-    names = frozenset(f[0] for f in fields)
-
-    def check(value: Any) -> _Lean:
-        if type(value) is not dict or not names.issuperset(value):
-            raise Doubt
-        out = cls.__new__(cls)
-        for name, inner, default in fields:
-            if name in value:
-                field = inner(value[name])
-                if name in validators:
-                    try:
-                        field = validators[name](cls, field)
-                    except ValueError:
-                        raise Doubt from None
-            elif default is _REQUIRED:
-                raise Doubt
-            else:
-                field = default()
-            object.__setattr__(out, name, field)
-        return out
-
-    return check
-
-
-'''
-
-
 def main() -> None:
     """Write (or `--check`) the modules: the core's, then each plugin's."""
     targets = {TARGET: Generator()}
-    targets |= {path: Generator(roots, runtime=False) for path, roots in PLUGIN_TARGETS.items()}
+    targets |= {path: Generator(roots) for path, roots in PLUGIN_TARGETS.items()}
     for target, generator in targets.items():
         text = _formatted(generator.render(), target)
         if "--check" in sys.argv[1:]:
