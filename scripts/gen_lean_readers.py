@@ -393,6 +393,7 @@ from __future__ import annotations
 
 '''
 
+
 def main() -> None:
     """Write (or `--check`) the modules: the core's, then each plugin's."""
     targets = {TARGET: Generator()}
