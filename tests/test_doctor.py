@@ -293,3 +293,26 @@ def test_every_code_is_documented() -> None:
 def test_doctor_says_which_store_is_in_use(cli: Cli, project: Project) -> None:
     code, out = doctor(cli, ["state"])
     assert (code, json.loads(out)["store"]) == (0, "files")
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["garbage", "a folder", "a dangling link", "a newer schema", "empty", "a list"],
+)
+def test_any_damaged_install_manifest_is_a_finding(cli: Cli, project: Project, damage: str) -> None:
+    _goal(cli)
+    _install(cli, project, "--target", str(project.root))
+    manifest = project.root / ".loopx/facades.json"
+    data = json.loads(manifest.read_text())
+    manifest.unlink()
+    if damage == "a folder":
+        manifest.mkdir()
+    elif damage == "a dangling link":
+        manifest.symlink_to(project.root / "nowhere.json")
+    else:
+        text = {"garbage": "{garbage", "empty": "", "a list": "[]"}.get(damage)
+        manifest.write_text(text if text is not None else json.dumps({**data, "schema_version": 99}))
+    code, out = doctor(cli, ["installation"])
+    findings = json.loads(out)["findings"]
+    assert code == 9 and [f["code"] for f in findings][:1] == ["facade_manifest_invalid"], out
+    assert findings[0]["subject"] == {"scope": "project"} and str(project.root) not in out

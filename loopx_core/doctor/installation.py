@@ -51,7 +51,7 @@ def manifest_problems(root: Path) -> list[tuple[str, str]]:
     for scope, target in (("project", root), ("user", None)):
         try:
             path = manifest_path(scope, target)
-            if path.is_file() or path.is_symlink():
+            if path.exists() or path.is_symlink():  # a folder or a dangling link is a damaged one too
                 Manifest.load(path, bases(scope, target, declared), {b.name: b.shown for b in declared})
         except LoopxError as exc:
             problems.append((scope, exc.message))
