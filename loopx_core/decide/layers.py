@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from loopx_core import commands
 from loopx_core.decide.assess import Assessment, Inputs
 from loopx_core.decide.scope import lease_lost, scope_refusal
-from loopx_core.kernel.results import turn_result
 from loopx_core.models.identity import SettlementIdentity, replan_obligation_id, turn_instance_id
 
 if TYPE_CHECKING:
@@ -124,6 +123,8 @@ def base_decision(inputs: Inputs, a: Assessment) -> Decision:
 
 def _resume(inputs: Inputs, a: Assessment) -> Decision:
     """The agent has an open turn: finish it before anything else."""
+    from loopx_core.kernel.results import turn_result  # an open turn only: it loads the effect lens
+
     journal = inputs.open_turn
     packet = turn_result(journal)
     identity = journal.identity

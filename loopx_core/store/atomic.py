@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -23,6 +22,8 @@ M = TypeVar("M", bound="BaseModel")
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Replace `path` with `data` so a reader sees the old file or the new one, never half."""
+    import tempfile  # writes only: a tick reads, and tempfile loads shutil and random
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -11,7 +11,7 @@ neither.
 from __future__ import annotations
 
 import os
-import threading
+from _thread import allocate_lock
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -115,7 +115,7 @@ def _read_config(root: Path) -> StoreConfig:
 
 
 _SHARED: dict[tuple[Path, str], Store] = {}
-_SHARED_LOCK = threading.Lock()
+_SHARED_LOCK = allocate_lock()  # threading's Lock, without importing threading on a tick
 
 
 def open_target(root: Path, target: str, *, shared: bool = False) -> Store:
