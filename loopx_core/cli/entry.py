@@ -119,6 +119,10 @@ def main(argv: list[str] | None = None) -> None:
         except Exception as error:  # as typer's group: one internal-error line, never a traceback
             code = report_internal(error, None)
         raise SystemExit(code)
+    if lean:  # the settlement commands of a turn (cli/lean_settle.py); returns when typer answers
+        from loopx_core.cli.lean_settle import dispatch
+
+        dispatch(args)
     from loopx_core.cli.app import app
 
     app(args=args, prog_name="loopx")

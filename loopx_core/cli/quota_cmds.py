@@ -104,42 +104,21 @@ def spend(
     Refusals: writeback_missing (13), identity_mismatch (12), budget_rejected (15),
     permission_denied (16), cancelled (17). A repeated spend returns its receipt.
     """
-    from loopx_core.errors import UsageError
+    from loopx_core.cli import settle
+    from loopx_core.cli.turn_cmds import root_of
 
-    with reporting(fmt):
-        if turn_key is not None:
-            if manual or minutes is not None or turn_instance_id is not None:
-                raise UsageError(
-                    "--turn-key spends are measured by the turn: drop --manual/--minutes/--turn-instance-id"
-                )
-            from loopx_core.cli.turn_cmds import settle_step
-
-            settle_step(ctx, goal_id, agent_id, turn_key, "quota_spend", fmt, todo_id=todo_id, slots=slots)
-            return
-        if not manual:
-            raise UsageError(
-                "pass --turn-key of the turn to charge (or --manual for an owner's unbound charge)"
-            )
-        if slots is None and minutes is None:
-            raise UsageError("a manual charge needs --slots or --minutes")
-        from loopx_core.ops.spend import spend as record
-
-        result = record(
-            store(ctx),
-            goal_id,
-            agent_id,
-            now(),
-            todo_id=todo_id,
-            turn_instance_id=turn_instance_id,
-            slots=slots,
-            minutes=minutes,
-        )
-        e = result.event
-        emit(
-            result.to_json(),
-            fmt,
-            f"{'Already charged' if result.replayed else 'Charged'} {e.slots} slot(s) to {goal_id} ({e.event_id})",
-        )
+    settle.run_quota_spend(
+        root_of(ctx),
+        goal_id,
+        agent_id,
+        turn_key=turn_key,
+        todo_id=todo_id,
+        slots=slots,
+        manual=manual,
+        minutes=minutes,
+        turn_instance_id=turn_instance_id,
+        fmt=fmt,
+    )
 
 
 @app.command("void")

@@ -233,29 +233,19 @@ def complete(
     (this spelling is kept for one release): allowed only after the turn's writeback and
     spend receipts (11 receipt_missing, 18 closeout_rejected).
     """
-    from loopx_core.errors import UsageError
+    from loopx_core.cli import settle
+    from loopx_core.cli.turn_cmds import root_of
 
-    with reporting(fmt):
-        if no_follow_up or turn_key:
-            if not (no_follow_up and turn_key and agent_id):
-                raise UsageError(
-                    "a terminal closeout needs --no-follow-up, --turn-key and --agent-id together"
-                )
-            from loopx_core.cli.turn_cmds import settle_step
-
-            settle_step(
-                ctx,
-                goal_id,
-                agent_id,
-                turn_key,
-                "terminal_closeout",
-                fmt,
-                todo_id=todo_id,
-                evidence=evidence or [],
-            )
-            return
-        todo = todos.complete_todo(store(ctx), goal_id, todo_id, now(), agent_id=agent_id, evidence=evidence)
-        emit(dump(todo), fmt, f"Completed todo {todo.todo_id}")
+    settle.run_complete(
+        root_of(ctx),
+        goal_id,
+        todo_id,
+        agent_id=agent_id,
+        evidence=evidence,
+        no_follow_up=no_follow_up,
+        turn_key=turn_key,
+        fmt=fmt,
+    )
 
 
 @app.command("block")

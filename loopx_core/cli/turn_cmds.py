@@ -7,12 +7,14 @@ The older spellings `loopx writeback`, `loopx quota spend --turn-key` and `loopx
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
+from loopx_core.cli import settle
 from loopx_core.cli.common import AgentId, FormatOption, GoalId, store
 from loopx_core.cli.output import Format, emit, progress, reporting
+from loopx_core.cli.settle import emit_result
 from loopx_core.clock import now
 
 app = typer.Typer(
@@ -25,32 +27,9 @@ TurnKey = Annotated[
 ]
 
 
-def result_markdown(packet: dict[str, Any]) -> str:
-    """A turn result for people; the next actions come through the effect lens."""
-    from loopx_core.effects.lens import interpret_turn_result_packet
-
-    lens = interpret_turn_result_packet(packet)
-    lines = [
-        f"# Turn {packet['status']}: {packet['summary']}",
-        "",
-        f"- turn: {packet['turn_key']}",
-        f"- completed phases: {', '.join(packet['completed_phases']) or 'none'}",
-    ]
-    if packet.get("effects"):
-        lines.append(f"- effects now: {', '.join(packet['effects'])}")
-    replayed = [r["step"] for r in packet.get("receipts", []) if r["replayed"]]
-    if replayed:
-        lines.append(f"- already committed (replayed, no effect): {', '.join(replayed)}")
-    if lens.next_effect.cli_actions:
-        lines += ["", "## Next CLI actions", ""] + [
-            f"{i}. `{a}`" for i, a in enumerate(lens.next_effect.cli_actions, 1)
-        ]
-    return "\n".join(lines) + "\n"
-
-
-def emit_result(packet: dict[str, Any], fmt: Format) -> None:
-    """Print a turn result packet."""
-    emit(packet, fmt, result_markdown)
+def root_of(ctx: typer.Context) -> str | None:
+    """The `--root` / `LOOPX_ROOT` value typer read (None: the nearest `.loopx/`)."""
+    return (ctx.find_root().obj or {}).get("root")
 
 
 @app.command("begin")
@@ -72,23 +51,16 @@ def begin(
     fmt: FormatOption = Format.auto,
 ) -> None:
     """Start a turn: claim the todo (lease) and open the journal; prints the turn key."""
-    from loopx_core.kernel.results import turn_result
-    from loopx_core.settlement.turns import begin_turn
-
-    with reporting(fmt):
-        journal, replayed = begin_turn(
-            store(ctx),
-            goal_id,
-            agent_id,
-            now(),
-            todo_id=todo_id,
-            replan=replan,
-            instance=turn_instance_id,
-            lease_minutes=lease_minutes,
-        )
-        packet = turn_result(journal)
-        packet["replayed"] = replayed
-        emit_result(packet, fmt)
+    settle.run_begin(
+        root_of(ctx),
+        goal_id,
+        agent_id,
+        todo_id=todo_id,
+        replan=replan,
+        turn_instance_id=turn_instance_id,
+        lease_minutes=lease_minutes,
+        fmt=fmt,
+    )
 
 
 @app.command("cancel")
@@ -296,41 +268,21 @@ def writeback(
 
     Repeating a committed writeback returns its receipt and changes nothing.
     """
-    from loopx_core.errors import UsageError
-    from loopx_core.settlement.steps import TurnContext
-    from loopx_core.settlement.turns import writeback_turn
-
-    with reporting(fmt):
-        if validation_status not in (None, "passed", "failed"):
-            raise UsageError("--validation-status must be passed or failed")
-        turn = TurnContext(
-            store(ctx),
-            goal_id,
-            agent_id,
-            turn_key,
-            now,
-            todo_id=todo_id,
-            summary=summary,
-            evidence=evidence or [],
-            validation_passed=None if validation_status is None else validation_status == "passed",
-            validation_command=validation_command,
-            changed_files=changed_file or [],
-            no_followup=no_follow_up,
-            no_progress=no_progress,
-        )
-        emit_result(writeback_turn(turn, adapter="cli"), fmt)
-
-
-def settle_step(
-    ctx: typer.Context, goal_id: str, agent_id: str, turn_key: str, step: str, fmt: Format, **extra: Any
-) -> None:
-    """Run one settlement step (spend or closeout) and print the turn result."""
-    from loopx_core.kernel.algebra import StepKind
-    from loopx_core.settlement.steps import TurnContext
-    from loopx_core.settlement.turns import settle_steps
-
-    turn = TurnContext(store(ctx), goal_id, agent_id, turn_key, now, **extra)
-    emit_result(settle_steps(turn, [StepKind(step)], adapter="cli"), fmt)
+    settle.run_writeback(
+        root_of(ctx),
+        goal_id,
+        agent_id,
+        turn_key,
+        summary,
+        evidence=evidence,
+        validation_status=validation_status,
+        validation_command=validation_command,
+        changed_file=changed_file,
+        todo_id=todo_id,
+        no_follow_up=no_follow_up,
+        no_progress=no_progress,
+        fmt=fmt,
+    )
 
 
 @app.command("spend")
@@ -350,8 +302,7 @@ def spend(
     Refusals: writeback_missing (13), identity_mismatch (12), budget_rejected (15),
     permission_denied (16), cancelled (17). A repeated spend returns its receipt.
     """
-    with reporting(fmt):
-        settle_step(ctx, goal_id, agent_id, turn_key, "quota_spend", fmt, todo_id=todo_id, slots=slots)
+    settle.run_turn_spend(root_of(ctx), goal_id, agent_id, turn_key, todo_id=todo_id, slots=slots, fmt=fmt)
 
 
 @app.command("closeout")
@@ -372,14 +323,6 @@ def closeout(
 
     Refusals: receipt_missing (11), closeout_rejected (18).
     """
-    with reporting(fmt):
-        settle_step(
-            ctx,
-            goal_id,
-            agent_id,
-            turn_key,
-            "terminal_closeout",
-            fmt,
-            todo_id=todo_id,
-            evidence=evidence or [],
-        )
+    settle.run_closeout(
+        root_of(ctx), goal_id, agent_id, turn_key, todo_id=todo_id, evidence=evidence, fmt=fmt
+    )
