@@ -17,6 +17,7 @@ import ast
 import builtins
 import inspect
 import math
+import re
 import subprocess
 import sys
 import textwrap
@@ -55,6 +56,12 @@ ROOTS: tuple[type[BaseModel], ...] = (
     RunIndexEntry,
 )
 """The files the hot path reads; every model they contain is generated too."""
+LINE_MODELS: tuple[type[BaseModel], ...] = (LedgerEvent,)
+"""Models the hot path reads many lines of: each also gets a canonical-line form (`LINE_FORMS`)."""
+_STRING = r'"([^"\\\x00-\x1f]*)"'
+"""A JSON string without escapes or control characters: its text between the quotes is its value."""
+_INT = r"(-?(?:0|[1-9][0-9]{0,18}))"
+_NUMBER = r"(-?(?:0|[1-9][0-9]{0,18})(?:\.[0-9]{1,24})?(?:[eE][-+]?[0-9]{1,3})?)"
 PLUGIN_TARGETS: dict[Path, tuple[type[BaseModel], ...]] = {
     REPO / "plugins" / "loopx_claude_code" / "lean.py": (StopCounter,),
 }
@@ -86,8 +93,11 @@ PURE_MODULES = ("math", "loopx_core.models.identity", "loopx_core.ids", "loopx_c
 class Generator:
     """Collects the generated source for every model reachable from ROOTS."""
 
-    def __init__(self, roots: tuple[type[BaseModel], ...] = ROOTS) -> None:
+    def __init__(
+        self, roots: tuple[type[BaseModel], ...] = ROOTS, lines: tuple[type[BaseModel], ...] = ()
+    ) -> None:
         self.roots = roots
+        self.lines = lines
         self.models: list[type[BaseModel]] = []
         self.imports: set[str] = set()
         self.constants: dict[str, str] = {}
@@ -281,6 +291,82 @@ class Generator:
                     f"{model.__name__}.{func.__name__} uses {name!r}, which the lean module cannot have"
                 )
 
+    # -- canonical lines -------------------------------------------------------------------
+    def line_form(self, model: type[BaseModel]) -> str:
+        """The `LINE_FORMS` entry of a model: one regex for its line as LoopX writes it, and per field
+        how the captured text becomes the value and which check is left to run on it.
+
+        LoopX writes a line with `model_dump_json(exclude_none=True)`: every field in declaration
+        order, compact, no `null`. The regex captures one group per field (an absent defaulted
+        field: None); anything else (spaces, other key order, escapes, `null`) does not match
+        and is read the general way.
+        """
+        decorators = model.__pydantic_decorators__
+        if decorators.field_validators or decorators.model_validators:
+            raise SystemExit(f"{model.__name__}: validators are unsupported in a line form")
+        parts: list[str] = []
+        specs: list[str] = []
+        for index, (field, info) in enumerate(model.model_fields.items()):
+            fragment, kind, check = self.line_value(info.annotation, list(info.metadata))
+            piece = ("," if index else "") + f'"{field}":' + fragment
+            if info.is_required():
+                parts.append(piece)
+            elif index:
+                parts.append(f"(?:{piece})?")
+            else:
+                raise SystemExit(f"{model.__name__}: the first field of a line form must be required")
+            specs.append(f"        ({field!r}, {kind!r}, {check}, {self.default(info)}),")
+        pattern = r"\{" + "".join(parts) + r"\}"
+        return "\n".join(
+            [
+                f"    {model.__name__!r}: (",
+                f"        {pattern!r},",
+                f"        {model.__name__},",
+                "        (",
+                *specs,
+                "        ),",
+                "    ),",
+            ]
+        )
+
+    def line_value(self, annotation: Any, metadata: list[Any]) -> tuple[str, str, str]:
+        """One field's value in a canonical line: its regex (one group), `str`/`int`/`number`
+        (how the group's text becomes the JSON value), and the check still to run (`None`: the
+        regex alone decides)."""
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            base, *more = get_args(annotation)
+            return self.line_value(base, [*more, *metadata])
+        if origin in (Union, types.UnionType):
+            options = [a for a in get_args(annotation) if a is not type(None)]
+            if len(options) != 1:
+                raise SystemExit(f"unsupported union {annotation!r} in a line form")
+            return self.line_value(options[0], metadata)  # None is never written: a null is not matched
+        if origin is Literal:
+            choices = get_args(annotation)
+            if all(type(c) is str for c in choices):
+                return '"(' + "|".join(re.escape(c) for c in choices) + ')"', "str", "None"
+            if all(type(c) is int for c in choices):
+                return "(" + "|".join(str(c) for c in choices) + ")", "int", "None"
+            raise SystemExit(f"unsupported literal {annotation!r} in a line form")
+        check = self.check(annotation, metadata)
+        if check == "_id":
+            # the id pattern, and no '..' anywhere in it (an id holds no quote: [^"]* stays inside)
+            return (
+                '"((?![^"]*\\.\\.)' + domain.ID_PATTERN.removeprefix("^").removesuffix("$") + ')"',
+                "str",
+                "None",
+            )
+        if check == "_str":
+            return _STRING, "str", "None"
+        if check.startswith("_int("):
+            return _INT, "int", check
+        if check.startswith("_float("):
+            return _NUMBER, "number", check
+        if check.startswith("_time("):
+            return _STRING, "str", check
+        raise SystemExit(f"unsupported field {annotation!r} in a line form")
+
     def render(self) -> str:
         """The whole module."""
         for root in self.roots:
@@ -296,6 +382,14 @@ class Generator:
         body += "\n\n\n".join(bodies)
         body += f"\n\n\nCHECKERS: dict[str, Any] = {{{readers}}}\n"
         body += '"""Each model\'s checker by name: `CHECKERS[name](parsed_json)` is a lean object or raises `Doubt`."""\n'
+        if not self.lines:
+            return body
+        forms = [self.line_form(m) for m in self.lines]
+        body += "\n\nLINE_FORMS: dict[str, Any] = {\n" + "\n".join(forms) + "\n}\n"
+        body += (
+            '"""Models read line by line: (regex of the canonical line, lean class, per field: name, '
+            '`str`/`int`/`number`, the check left to run or None, default); loopx_core.store.lean uses it."""\n'
+        )
         return body
 
 
@@ -396,7 +490,7 @@ from __future__ import annotations
 
 def main() -> None:
     """Write (or `--check`) the modules: the core's, then each plugin's."""
-    targets = {TARGET: Generator()}
+    targets = {TARGET: Generator(ROOTS, LINE_MODELS)}
     targets |= {path: Generator(roots) for path, roots in PLUGIN_TARGETS.items()}
     for target, generator in targets.items():
         text = _formatted(generator.render(), target)

@@ -536,3 +536,29 @@ CHECKERS: dict[str, Any] = {
     "RunIndexEntry": _model_RunIndexEntry,
 }
 """Each model's checker by name: `CHECKERS[name](parsed_json)` is a lean object or raises `Doubt`."""
+
+
+LINE_FORMS: dict[str, Any] = {
+    "LedgerEvent": (
+        '\\{"schema_version":(1),"event_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})","seq":(-?(?:0|[1-9][0-9]{0,18})),"kind":"(spend|void)","at":"([^"\\\\\\x00-\\x1f]*)","goal_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})","agent_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})"(?:,"todo_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})")?(?:,"turn_instance_id":"([^"\\\\\\x00-\\x1f]*)")?(?:,"replan_obligation_id":"([^"\\\\\\x00-\\x1f]*)")?(?:,"effect_id":"([^"\\\\\\x00-\\x1f]*)")?(?:,"slots":(-?(?:0|[1-9][0-9]{0,18})))?(?:,"duration_seconds":(-?(?:0|[1-9][0-9]{0,18})(?:\\.[0-9]{1,24})?(?:[eE][-+]?[0-9]{1,3})?))?(?:,"voids_event_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})")?(?:,"reason":"([^"\\\\\\x00-\\x1f]*)")?\\}',
+        LedgerEvent,
+        (
+            ("schema_version", "int", None, _REQUIRED),
+            ("event_id", "str", None, _REQUIRED),
+            ("seq", "int", _int(ge=1, le=9007199254740991), _REQUIRED),
+            ("kind", "str", None, _REQUIRED),
+            ("at", "str", _time(datetime(3100, 1, 1, tzinfo=UTC)), _REQUIRED),
+            ("goal_id", "str", None, _REQUIRED),
+            ("agent_id", "str", None, _REQUIRED),
+            ("todo_id", "str", None, lambda: None),
+            ("turn_instance_id", "str", None, lambda: None),
+            ("replan_obligation_id", "str", None, lambda: None),
+            ("effect_id", "str", None, lambda: None),
+            ("slots", "int", _int(ge=0, le=1000000000), lambda: 0),
+            ("duration_seconds", "number", _float(ge=0.0, le=32503680000.0), lambda: None),
+            ("voids_event_id", "str", None, lambda: None),
+            ("reason", "str", None, lambda: None),
+        ),
+    ),
+}
+"""Models read line by line: (regex of the canonical line, lean class, per field: name, `str`/`int`/`number`, the check left to run or None, default); loopx_core.store.lean uses it."""

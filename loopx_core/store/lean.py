@@ -10,6 +10,7 @@ same files with the same errors (tests/test_lean_readers.py), and only doubt cos
 from __future__ import annotations
 
 import importlib
+import re
 from datetime import datetime
 from itertools import islice
 from pathlib import Path
@@ -40,11 +41,55 @@ def read_file(path: Path, name: str, *, what: str, root: Path | None = None) -> 
 
 def parse(data: bytes, name: str, *, where: str, what: str) -> Any:
     """`data` as a lean `name`; a doubt is settled by pydantic (its error, or its values)."""
+    if name in lean.LINE_FORMS:
+        found = canonical_line(data, name)
+        if found is not None:
+            return found
     try:
         return lean.CHECKERS[name](lean.loads(data))
     except (lean.Doubt, ValueError, RecursionError):  # json's errors are ValueErrors
         pass
     return from_model(validated(data, name, where=where, what=what))
+
+
+_LINE_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def canonical_line(data: bytes, name: str) -> Any | None:
+    """`data` as a lean `name` when it is a line exactly as LoopX writes it, else None.
+
+    One regex (`lean.LINE_FORMS`, generated from the model) matches the canonical line and
+    decides the strings, ids and literals itself; numbers and times still go through the
+    field's lean check. Anything else (or any doubt) is None: the general reader decides.
+    """
+    pattern, cls, fields = lean.LINE_FORMS[name]
+    compiled = _LINE_PATTERNS.get(name) or _LINE_PATTERNS.setdefault(name, re.compile(pattern))
+    try:
+        match = compiled.fullmatch(data.decode("utf-8"))
+        if match is None:
+            return None
+        out = cls.__new__(cls)
+        for (field, kind, check, default), text in zip(fields, match.groups(), strict=True):
+            if text is None:
+                value = default()
+            else:
+                value = text if kind == "str" else int(text) if kind == "int" else _number(text)
+                if check is not None:
+                    value = check(value)
+            setattr(out, field, value)
+    except (lean.Doubt, UnicodeDecodeError):
+        return None
+    return out
+
+
+def _number(text: str) -> int | float:
+    """A JSON number's text as `json.loads` reads it (an int, or a finite float), else `Doubt`."""
+    if "." not in text and "e" not in text and "E" not in text:
+        return int(text)
+    value = float(text)
+    if value - value != 0:  # 1e999: not a finite number
+        raise lean.Doubt
+    return value
 
 
 def validated(data: bytes, name: str, *, where: str, what: str) -> Any:
