@@ -1,7 +1,8 @@
 """The `loopx` console script.
 
 The commands hosts run on every heartbeat tick or stop (`loopx quota should-run`, `loopx hook
-NAME`) take a fast path that parses their few options by hand and never imports typer.
+NAME`, `loopx heartbeat-prompt`) take a fast path that parses their few options by hand and
+never imports typer.
 Anything the fast parser does not fully understand (help, unknown or repeated options, a
 value that looks like an option, other commands) goes to typer, which gives the same result
 or the proper usage error (tests/test_hot_path.py and tests/test_claude_hooks.py compare both).
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
+from typing import NoReturn
 
 _SHOULD_RUN_OPTIONS = {
     "--goal-id": "goal_id",
@@ -25,6 +28,7 @@ _SHOULD_RUN_OPTIONS = {
     "-f": "format",
 }
 _HOOK_OPTIONS = {"--goal-id": "goal_id", "-g": "goal_id", "--agent-id": "agent_id", "-a": "agent_id"}
+_HEARTBEAT_OPTIONS = {**_HOOK_OPTIONS, "--surface": "surface", "--loopx-command": "loopx_command"}
 _REPEATABLE = frozenset({"capability"})
 
 
@@ -102,6 +106,24 @@ def parse_hook(argv: list[str]) -> dict[str, str | None] | None:
     }
 
 
+def parse_heartbeat(argv: list[str]) -> dict[str, str | None] | None:
+    """Parse `[--root R] heartbeat-prompt -g G -a A [--surface S] [--loopx-command L]`, or None to defer."""
+    root, args = _root(list(argv))
+    if args[:1] != ["heartbeat-prompt"] or (root or "").startswith("-"):
+        return None  # a root that looks like an option: typer's reading of it decides
+    parsed = _options(args[1:], _HEARTBEAT_OPTIONS)
+    if parsed is None or "goal_id" not in parsed[0] or "agent_id" not in parsed[0]:
+        return None
+    found = parsed[0]
+    return {
+        "goal_id": found["goal_id"],  # type: ignore[dict-item]
+        "agent_id": found["agent_id"],  # type: ignore[dict-item]
+        "surface": found.get("surface"),  # type: ignore[dict-item]
+        "loopx_command": found.get("loopx_command", "loopx"),  # type: ignore[dict-item]
+        "root": root,
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run `loopx` with `argv` (default: the process arguments)."""
     args = sys.argv[1:] if argv is None else argv
@@ -112,13 +134,14 @@ def main(argv: list[str] | None = None) -> None:
     hook = parse_hook(args) if lean else None
     if hook is not None:
         from loopx_core.cli.hook_cmds import run_hook
-        from loopx_core.cli.output import report_internal
 
-        try:
-            code = run_hook(hook["name"], hook["goal_id"], hook["agent_id"], hook["root"])  # type: ignore[arg-type]
-        except Exception as error:  # as typer's group: one internal-error line, never a traceback
-            code = report_internal(error, None)
-        raise SystemExit(code)
+        _exit(run_hook, hook["name"], hook["goal_id"], hook["agent_id"], hook["root"])
+    prompt = parse_heartbeat(args) if lean else None
+    if prompt is not None:
+        from loopx_core.cli.hook_cmds import run_heartbeat_prompt
+
+        values = (prompt["goal_id"], prompt["agent_id"], prompt["surface"], prompt["loopx_command"])
+        _exit(run_heartbeat_prompt, *values)
     if lean:  # the settlement commands of a turn (cli/lean_settle.py); returns when typer answers
         from loopx_core.cli.lean_settle import dispatch
 
@@ -126,6 +149,17 @@ def main(argv: list[str] | None = None) -> None:
     from loopx_core.cli.app import app
 
     app(args=args, prog_name="loopx")
+
+
+def _exit(run: Callable[..., int], *values: object) -> NoReturn:
+    """Exit with `run(*values)`'s code; an unexpected exception is one internal-error line, as typer's group."""
+    try:
+        code = run(*values)
+    except Exception as error:  # never a traceback (cli/output.py loads only for this)
+        from loopx_core.cli.output import report_internal
+
+        code = report_internal(error, None)
+    raise SystemExit(code)
 
 
 def _should_run(fast: dict[str, object]) -> None:

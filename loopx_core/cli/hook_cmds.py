@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import typer
 
     from loopx_core.cli.common import AgentId, GoalId
+    from loopx_core.hosts.host import Host
 
 HOOK_ERROR_EXIT = 1
 MAX_INPUT_BYTES = 8_000_000
@@ -63,13 +64,15 @@ def run_hook(name: str, goal_id: str | None, agent_id: str | None, root: str | N
     import os
 
     from loopx_core.errors import LoopxError
-    from loopx_core.hosts import HookAnswer, HookCall
-    from loopx_core.hosts.manager import events, get_plugin_manager, plugin_call
+    from loopx_core.hosts.builtin import event_host
+    from loopx_core.hosts.model import HookAnswer, HookCall
+    from loopx_core.hosts.rules import plugin_call
     from loopx_core.ids import check_id, shown_value
 
     label = name[:80] if name.isprintable() else shown_value(name)  # never a raw newline in the line
     try:
-        known = events(get_plugin_manager())
+        builtin = event_host(name)  # a built-in host's event without pluggy, when that is sure
+        known = {name: builtin} if builtin is not None else _registered_events()
         if name not in known:
             raise ValueError(f"unknown hook {name[:80]!r}; known: {', '.join(known) or 'none'}")
         goal = goal_id or os.environ.get("LOOPX_GOAL_ID") or None
@@ -98,6 +101,13 @@ def run_hook(name: str, goal_id: str | None, agent_id: str | None, root: str | N
     if answer.stdout:
         sys.stdout.write(answer.stdout if answer.stdout.endswith("\n") else answer.stdout + "\n")
     return answer.exit_code
+
+
+def _registered_events() -> dict[str, Host]:
+    """Every hook event and its host, from pluggy's registry (every plugin loaded)."""
+    from loopx_core.hosts.manager import events, get_plugin_manager
+
+    return events(get_plugin_manager())
 
 
 def one_line(text: str) -> str:
@@ -163,27 +173,62 @@ def heartbeat_prompt_command(
     loopx_command: Annotated[str, typer.Option("--loopx-command", help="How the host runs LoopX.")] = "loopx",
 ) -> None:
     """Print the prompt a host's heartbeat automation runs on every tick."""
-    from loopx_core.cli.output import Format, reporting
+    raise SystemExit(run_heartbeat_prompt(goal_id, agent_id, surface, loopx_command))
+
+
+def run_heartbeat_prompt(goal_id: str, agent_id: str, surface: str | None, loopx_command: str) -> int:
+    """Print the heartbeat prompt of `surface` (else of the first host that has one); the exit code.
+
+    Imports no typer (the lean entry calls it straight); errors are reported as the typer
+    commands' `reporting(Format.markdown)` reports them, and cli/output.py loads only then.
+    """
+    from loopx_core.errors import LoopxError
+
+    try:
+        _print_heartbeat_prompt(goal_id, agent_id, surface, loopx_command)
+    except LoopxError as error:
+        from loopx_core.cli.output import Format, report_error
+
+        return report_error(error, Format.markdown)
+    except KeyboardInterrupt:
+        sys.stderr.write("loopx: interrupted\n")
+        return 130
+    return 0
+
+
+def _print_heartbeat_prompt(goal_id: str, agent_id: str, surface: str | None, loopx_command: str) -> None:
     from loopx_core.errors import NotFoundError
-    from loopx_core.hosts import RenderContext
-    from loopx_core.hosts.manager import get_plugin_manager, host, hosts, plugin_call
+    from loopx_core.hosts.model import RenderContext
+    from loopx_core.hosts.rules import plugin_call
     from loopx_core.ids import check_id
 
-    with reporting(Format.markdown):
-        check_id("goal", goal_id)
-        check_id("agent", agent_id)
-        pm = get_plugin_manager()
-        for h in [host(pm, surface)] if surface else list(hosts(pm).values()):
-            context = RenderContext(
-                host=h.name, goal_id=goal_id, agent_id=agent_id, loopx_command=loopx_command
-            )
-            with plugin_call(h.name, "heartbeat_prompt"):
-                prompt = h.heartbeat_prompt(context)
-                if prompt is not None and not isinstance(prompt, str):
-                    raise TypeError(f"heartbeat_prompt() returned {type(prompt).__name__}, not text")
-            if prompt:
-                sys.stdout.write(prompt if prompt.endswith("\n") else prompt + "\n")
-                return
-        raise NotFoundError(
-            f"no host plugin provides a heartbeat prompt{' for ' + surface if surface else ''}"
-        )
+    check_id("goal", goal_id)
+    check_id("agent", agent_id)
+    for h in _heartbeat_hosts(surface):
+        context = RenderContext(host=h.name, goal_id=goal_id, agent_id=agent_id, loopx_command=loopx_command)
+        with plugin_call(h.name, "heartbeat_prompt"):
+            prompt = h.heartbeat_prompt(context)
+            if prompt is not None and not isinstance(prompt, str):
+                raise TypeError(f"heartbeat_prompt() returned {type(prompt).__name__}, not text")
+        if prompt:
+            sys.stdout.write(prompt if prompt.endswith("\n") else prompt + "\n")
+            return
+    raise NotFoundError(f"no host plugin provides a heartbeat prompt{' for ' + surface if surface else ''}")
+
+
+def _heartbeat_hosts(surface: str | None) -> list[Host]:
+    """The host `surface` (else every host, by name): built-in ones without pluggy when that is sure."""
+    from loopx_core.hosts.builtin import every_host, named_host
+
+    if surface:
+        found = named_host(surface)
+        if found is not None:
+            return [found]
+    else:
+        every = every_host()
+        if every is not None:
+            return list(every.values())
+    from loopx_core.hosts.manager import get_plugin_manager, host, hosts
+
+    pm = get_plugin_manager()
+    return [host(pm, surface)] if surface else list(hosts(pm).values())

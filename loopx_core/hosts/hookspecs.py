@@ -1,7 +1,8 @@
 """LoopX's hook specification (pluggy project name `loopx`): hooks that register hosts and notice sinks.
 
-Host plugins implement it with `@loopx_core.hosts.hookimpl` and are found through the `loopx`
-entry-point group, built-in hosts included:
+Host plugins implement it with `@loopx_core.hosts.hookimpl` (hosts/markers.py: pluggy's marker
+without pluggy, so a host module loads no pluggy) and are found through the `loopx` entry-point
+group, built-in hosts included:
 
     [project.entry-points.loopx]
     my-host = "my_package.plugin"
@@ -17,13 +18,15 @@ from typing import TYPE_CHECKING
 
 import pluggy
 
+from loopx_core.hosts.markers import PROJECT_NAME, hookimpl
+
 if TYPE_CHECKING:
     from loopx_core.hosts.host import Host
     from loopx_core.notices.sinks import NoticeSink
 
-PROJECT_NAME = "loopx"
+__all__ = ["PROJECT_NAME", "hookimpl", "hookspec", "loopx_register_hosts", "loopx_register_notice_sinks"]
+
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
-hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 
 @hookspec

@@ -4,15 +4,16 @@ The class attributes describe the host (name, title, template folder, base folde
 layout cases it supports, the `loopx hook` events it answers); the methods are its behaviour.
 Only `render` must be written: every other method has a default that fits a host with nothing
 special to say. LoopX calls a host's methods only for that host (it dispatches by `name`).
+
+Importing this module loads neither importlib.resources nor the read-back checks: a host's
+module is imported on the hook path (`loopx hook NAME`), which must start fast.
 """
 
 from __future__ import annotations
 
-from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from loopx_core.hosts import readback
 from loopx_core.hosts.model import (
     Base,
     FacadeFile,
@@ -24,6 +25,33 @@ from loopx_core.hosts.model import (
     RenderContext,
     Scope,
 )
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
+
+class PackageFolder:
+    """A `Host.templates` folder inside a Python package, found on first use.
+
+    `templates = PackageFolder("my_package", "templates")` is `resources.files("my_package") /
+    "templates"` without importing importlib.resources when the module loads.
+    """
+
+    def __init__(self, package: str, *parts: str) -> None:
+        self.package = package
+        self.parts = parts
+        self._folder: Traversable | None = None
+
+    def __get__(self, instance: object, owner: type | None = None) -> Traversable:
+        """The folder (a `Traversable`), from the class or an instance alike."""
+        if self._folder is None:
+            from importlib import resources
+
+            folder = resources.files(self.package)
+            for part in self.parts:
+                folder = folder / part
+            self._folder = folder
+        return self._folder
 
 
 def _unique(values: list[str]) -> tuple[str, ...]:
@@ -38,7 +66,8 @@ class Host:
     title: str = ""
     """The host's display name, e.g. `Codex App`."""
     templates: Path | Traversable | None = None
-    """The folder of this host's Jinja templates (`shared/...` names LoopX's shared parts)."""
+    """The folder of this host's Jinja templates (`shared/...` names LoopX's shared parts); a
+    `PackageFolder` finds it in a package on first use."""
     bases: tuple[Base, ...] = ()
     """The host's own folders (a home and its environment variable), for `FacadeFile.base`."""
     cases: tuple[tuple[Scope, str], ...] = (("project", "default"), ("user", "default"))
@@ -72,6 +101,8 @@ class Host:
 
     def verify(self, context: RenderContext, installed: dict[str, str]) -> list[Finding]:
         """Read an installation back (`installed`: `<base>/<path>` -> text); empty when sound."""
+        from loopx_core.hosts import readback
+
         return readback.verify(self.render(context), installed, self.name)
 
     def hints(self, packet: dict[str, Any]) -> dict[str, Any] | None:

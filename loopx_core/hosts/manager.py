@@ -6,26 +6,26 @@ rest load (`LOOPX_PLUGINS=-dsh`). Unset or empty: every plugin loads.
 
 pluggy loads the entry points and keeps their distributions; every hook is called through
 `pm.hook`. The core then dispatches by host name: `host(pm, NAME)` is the only object asked
-about `NAME`, so a plugin can never answer for another plugin's host.
+about `NAME`, so a plugin can never answer for another plugin's host. What both this registry and
+the lean one for built-in hosts (hosts/builtin.py) apply lives in hosts/rules.py (`plugin_call`
+is still importable from here).
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import pluggy
 
-from loopx_core.errors import LoopxError, UsageError
+from loopx_core.errors import UsageError
 from loopx_core.hosts import hookspecs
 from loopx_core.hosts.host import Host
-from loopx_core.hosts.model import BASE_NAME, CORE_BASES, Base
+from loopx_core.hosts.model import Base
+from loopx_core.hosts.rules import check_bases, plugin_call, selection, shape_problem
 
 ENTRY_POINT_GROUP = "loopx"
-PLUGINS_ENV = "LOOPX_PLUGINS"
 
 
 @dataclass(frozen=True)
@@ -39,13 +39,6 @@ class Registered:
     source: str
 
 
-def _selection() -> tuple[list[str], list[str]]:
-    raw = [p.strip() for p in os.environ.get(PLUGINS_ENV, "").split(",") if p.strip()]
-    blocked = [p[1:] for p in raw if p.startswith("-")]
-    selected = [p for p in raw if not p.startswith("-")]
-    return selected, blocked
-
-
 def get_plugin_manager(
     *, load_entrypoints: bool = True, plugins: Iterable[tuple[str, object]] = ()
 ) -> pluggy.PluginManager:
@@ -54,7 +47,7 @@ def get_plugin_manager(
     pm.add_hookspecs(hookspecs)
     try:
         if load_entrypoints:
-            selected, blocked = _selection()
+            selected, blocked = selection()
             for name in blocked:
                 pm.set_blocked(name)
             for name in selected or [None]:  # type: ignore[list-item]
@@ -111,7 +104,7 @@ def registry(pm: pluggy.PluginManager) -> dict[str, Registered]:
         ) -> None:
             if not isinstance(host, Host):
                 raise UsageError(f"plugin {_plugin!r} registered {type(host).__name__}, not a Host")
-            problem = _shape_problem(host)
+            problem = shape_problem(host)
             if problem:
                 raise UsageError(f"plugin {_plugin!r} registered a host whose {problem}")
             if host.name in found:
@@ -122,56 +115,8 @@ def registry(pm: pluggy.PluginManager) -> dict[str, Registered]:
 
         with plugin_call(f"plugin {name!r}", "loopx_register_hosts"):
             pm.subset_hook_caller("loopx_register_hosts", others)(register=register)
-    _check_bases(found)
+    check_bases({name: entry.host for name, entry in found.items()})
     return dict(sorted(found.items()))
-
-
-def _pairs(value: Any) -> bool:
-    return isinstance(value, tuple | list) and all(
-        isinstance(pair, tuple | list) and len(pair) == 2 and all(isinstance(v, str) for v in pair)
-        for pair in value
-    )
-
-
-def _shape_problem(h: Host) -> str | None:
-    """What is not of the declared types (the conformance kit checks the values)."""
-    if not isinstance(h.name, str) or not h.name or not isinstance(h.title, str):
-        return "name or title is not text"
-    if not _pairs(h.cases):
-        return "cases are not (scope, layout) pairs"
-    if not isinstance(h.bases, tuple | list) or not all(isinstance(b, Base) for b in h.bases):
-        return "bases are not Base folders"
-    if not isinstance(h.events, tuple | list) or not all(isinstance(e, str) for e in h.events):
-        return "events are not names"
-    return None
-
-
-@contextlib.contextmanager
-def plugin_call(who: str, what: str) -> Iterator[None]:
-    """Around a call into plugin code: a host's refusal (ValueError) is a usage error (exit 2), any
-    other exception a plugin failure (exit 1), one line either way; LoopX's own errors pass."""
-    try:
-        yield
-    except LoopxError:
-        raise
-    except ValueError as exc:
-        raise UsageError(f"{who}: {str(exc)[:200]}") from None
-    except Exception as exc:  # a bug in a plugin must not end in a traceback
-        raise LoopxError(
-            f"{who} failed in {what}: {type(exc).__name__}: {str(exc)[:160]}", code="plugin_failed"
-        ) from None
-
-
-def _check_bases(found: dict[str, Registered]) -> None:
-    owner: dict[str, str] = {}
-    for name, entry in found.items():
-        for base in entry.host.bases:
-            if not BASE_NAME.match(base.name) or base.name in CORE_BASES:
-                raise UsageError(
-                    f"host {name!r} declares the base {base.name[:40]!r}: use another snake_case name"
-                )
-            if owner.setdefault(base.name, name) != name:
-                raise UsageError(f"the base {base.name!r} is declared by both {owner[base.name]} and {name}")
 
 
 def hosts(pm: pluggy.PluginManager) -> dict[str, Host]:

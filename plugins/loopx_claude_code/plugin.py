@@ -8,7 +8,6 @@ its marketplace, which `claude plugin validate --strict` accepts.
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib import resources
 
 from loopx_core.hosts import (
     Base,
@@ -18,6 +17,7 @@ from loopx_core.hosts import (
     Host,
     HostListing,
     HostSteps,
+    PackageFolder,
     RenderContext,
     hookimpl,
 )
@@ -34,7 +34,7 @@ class ClaudeCode(Host):
 
     name = "claude-code"
     title = "Claude Code"
-    templates = resources.files("loopx_templates") / "claude-code"
+    templates = PackageFolder("loopx_templates", "claude-code")
     bases = (
         Base("claude_config", env=("CLAUDE_CONFIG_DIR",), default=".claude", project=".claude"),
         Base("claude_json", env=("CLAUDE_CONFIG_DIR",)),

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from importlib import resources
 from typing import Any
 
 from loopx_core.hosts import (
@@ -19,6 +18,7 @@ from loopx_core.hosts import (
     Host,
     HostListing,
     HostSteps,
+    PackageFolder,
     RenderContext,
     hookimpl,
     scheduler_hints,
@@ -45,7 +45,7 @@ class CodexApp(Host):
 
     name = "codex-app"
     title = "Codex App"
-    templates = resources.files("loopx_templates") / "codex-app"
+    templates = PackageFolder("loopx_templates", "codex-app")
     bases = (Base("codex_home", env=("CODEX_HOME",), default=".codex", project=".codex"),)
 
     def render(self, context: RenderContext) -> list[FacadeFile]:
@@ -81,7 +81,9 @@ class CodexApp(Host):
     def heartbeat_prompt(self, context: RenderContext) -> str:
         """The automation's prompt for the context's goal and agent (`loopx heartbeat-prompt`)."""
         automation_id(context)  # validates the ids
-        return self.template("heartbeat-prompt.md.j2", context)
+        from loopx_codex_app.prompt import heartbeat_prompt  # heartbeat-prompt.md.j2 without Jinja
+
+        return heartbeat_prompt(context.goal_id or "", context.agent_id or "", context.loopx_command)
 
     def steps(self, operation: str, context: RenderContext) -> HostSteps:
         """Restart notes; a project needs the user's trust entry, an automation lives on in the App."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from importlib import resources
 from typing import Any
 
 from loopx_core.hosts import (
@@ -20,6 +19,7 @@ from loopx_core.hosts import (
     Host,
     HostListing,
     HostSteps,
+    PackageFolder,
     RenderContext,
     hookimpl,
     scheduler_hints,
@@ -47,7 +47,7 @@ class Dsh(Host):
 
     name = "dsh"
     title = "DSH (DeepSeek Harness)"
-    templates = resources.files("loopx_templates") / "dsh"
+    templates = PackageFolder("loopx_templates", "dsh")
     bases = (
         Base("dsh_home", env=("DSH_HOME",), default=".dsh", project=".dsh"),
         Base("dsh_agents_home", env=("DSH_AGENTS_HOME", "DSH_HOME"), default=".dsh", project=".agents"),
