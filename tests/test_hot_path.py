@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loopx_core.cli.entry import parse_fast, parse_hook
+from loopx_core.cli.entry import parse_fast, parse_heartbeat, parse_hook
 from tests.conftest import T0_ISO, run_loopx
 
 HEAVY = ("typer", "click", "jinja2", "tomlkit", "mcp", "pluggy", "rich")
@@ -170,7 +170,7 @@ def test_deferred_errors_come_from_typer(root: Path) -> None:
 
 OPTIONS = [
     *("-g", "--goal-id", "-a", "--agent-id", "-c", "--available-capability", "--surface"),
-    *("--current-rrule", "-f", "--format", "--bogus", "-h", "--help"),
+    *("--current-rrule", "-f", "--format", "--bogus", "-h", "--help", "--loopx-command"),
 ]
 VALUES = ["d", "a", "demo", "", "-a", "--help", "x y", "json", "yaml", "markdown", "FREQ=HOURLY", "="]
 TRAPS = ["--", "-", "-gd", "-g=d", "--version", "--root", "claude-stop", "x", ""]
@@ -179,6 +179,9 @@ PREFIXES = [
     ["quota", "should-run"],
     ["--root", "r", "hook"],
     ["--root", "r", "quota", "should-run"],
+    ["heartbeat-prompt"],
+    ["--root", "r", "heartbeat-prompt"],
+    ["--root", "-g", "heartbeat-prompt"],
     [],
 ]
 
@@ -193,7 +196,7 @@ def command_lines(draw: st.DrawFn) -> list[str]:
         return draw(st.sampled_from([[name, value], [f"{name}={value}"]]))
 
     groups = [[draw(st.sampled_from(["claude-stop", "x"]))]] if prefix[-1:] == ["hook"] else []
-    groups += [option("-g"), option("-a")] if prefix[-1:] == ["should-run"] else []
+    groups += [option("-g"), option("-a")] if prefix[-1:] in (["should-run"], ["heartbeat-prompt"]) else []
     for _ in range(draw(st.integers(0, 3))):
         groups.append(option() if draw(st.booleans()) else [draw(st.sampled_from(TRAPS))])
     return prefix + [word for group in draw(st.permutations(groups)) for word in group]
@@ -225,8 +228,11 @@ def test_fast_parsers_read_what_typer_reads(argv: list[str]) -> None:
     """Whatever a fast parser accepts, typer accepts too, with the same values (else it defers)."""
     with mock.patch.dict(os.environ, clear=False):
         os.environ.pop("LOOPX_ROOT", None)
-        hook, run, slow = parse_hook(argv), parse_fast(argv), typer_parse(argv)
-    assert hook is None or run is None
+        hook, run, beat, slow = parse_hook(argv), parse_fast(argv), parse_heartbeat(argv), typer_parse(argv)
+    assert [hook, run, beat].count(None) >= 2
+    if beat is not None:
+        assert slow is not None and slow["path"] == "loopx heartbeat-prompt", argv
+        assert beat == {k: slow[k] for k in ("goal_id", "agent_id", "surface", "loopx_command", "root")}, argv
     if hook is not None:
         assert slow is not None and slow["path"] == "loopx hook", argv
         assert hook == {k: slow[k] for k in ("name", "goal_id", "agent_id", "root")}, argv
@@ -276,3 +282,44 @@ def test_hook_fast_parser_takes_the_forms_hosts_write(argv: list[str]) -> None:
 )
 def test_hook_fast_parser_defers_what_it_does_not_know(argv: list[str]) -> None:
     assert parse_hook(argv) is None and parse_fast(argv) is None
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-g", "demo", "-a", "builder", "--surface", "codex-app"],
+        ["--goal-id=demo", "--agent-id", "builder"],
+        ["-g", "demo", "-a", "builder", "--surface", "codex-app", "--loopx-command", "/opt/my tools/loopx"],
+        ["-g", "demo", "-a", "builder", "--loopx-command=it's", "--surface=codex-app"],
+        ["-g", "demo", "-a", "builder", "--surface", "dsh"],
+        ["-g", "demo", "-a", "builder", "--surface", "claude-code"],
+        ["-g", "demo", "-a", "builder", "--surface", "nope"],
+        ["-g", "demo", "-a", "builder", "--surface", ""],
+        ["-g", "Bad", "-a", "builder", "--surface", "codex-app"],
+        ["-g", "demo", "-a", "", "--surface", "codex-app"],
+    ],
+)
+def test_heartbeat_prompt_lean_entry_matches_typer(root: Path, args: list[str]) -> None:
+    """The lean entry and typer's command (LOOPX_NO_FAST_PATH: pluggy's registry too): same bytes and code."""
+    assert parse_heartbeat(["heartbeat-prompt", *args]) is not None
+    fast = run_loopx("heartbeat-prompt", *args, root=root)
+    slow = run_loopx("heartbeat-prompt", *args, root=root, env={"LOOPX_NO_FAST_PATH": "1"})
+    assert (fast.exit_code, fast.stdout, fast.stderr) == (slow.exit_code, slow.stdout, slow.stderr)
+    assert "Traceback" not in fast.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["heartbeat-prompt"],
+        ["heartbeat-prompt", "-g", "demo"],
+        ["heartbeat-prompt", "-g", "demo", "-a", "b", "--help"],
+        ["heartbeat-prompt", "-g", "demo", "-a", "b", "extra"],
+        ["heartbeat-prompt", "-g", "demo", "-a", "b", "--surface"],
+        ["heartbeat-prompt", "-g", "demo", "-a", "b", "--surface", "x", "--surface", "y"],
+        ["heartbeat-prompt", "-g", "demo", "-a", "b", "--format", "json"],
+        ["--root", "-g", "heartbeat-prompt", "-g", "demo", "-a", "b"],
+    ],
+)
+def test_heartbeat_parser_defers_what_it_does_not_know(argv: list[str]) -> None:
+    assert parse_heartbeat(argv) is None

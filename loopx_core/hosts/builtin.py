@@ -10,6 +10,7 @@ unset, no metadata finder but the standard one, every `entry_points.txt` on `sys
 as importlib.metadata reads it, and the `loopx` group holding these entry points and no other.
 Otherwise (a third-party host plugin, a selection, an unknown name, a plugin that fails) it
 returns None and the caller asks pluggy, which gives the full answer or the exact error.
+`LOOPX_NO_FAST_PATH=1` turns it off with the lean parsers (cli/entry.py), so tests compare both.
 tests/test_host_registry_lean.py checks these tables against pyproject.toml and the registry.
 """
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib import import_module
 from importlib.machinery import PathFinder
 
@@ -92,22 +93,23 @@ def plugin_hosts(plugin: str) -> dict[str, Host] | None:
 def only_builtins() -> bool:
     """Whether pluggy would load exactly the built-in entry points (and find no other plugin)."""
     selected, blocked = selection()
-    if selected or blocked:
-        return False
+    if selected or blocked or os.environ.get("LOOPX_NO_FAST_PATH"):
+        return False  # LOOPX_NO_FAST_PATH: everything the general way (tests compare both)
     if any(
         getattr(finder, "find_distributions", None) is not None and finder is not PathFinder
         for finder in sys.meta_path
     ):
         return False  # a finder that may know distributions this scan does not
-    found = _entry_points()
+    found = entry_points(sys.path)
     return found is not None and sorted(found) == sorted(PLUGINS.items())
 
 
-def _entry_points() -> list[tuple[str, str]] | None:
-    """Every `loopx` entry point of every distribution on `sys.path`, as importlib.metadata finds
-    them (`*.dist-info`, `*.egg-info`); None for anything it may read otherwise (zips, eggs)."""
+def entry_points(path: Sequence[object]) -> list[tuple[str, str]] | None:
+    """Every `loopx` entry point (name, value) of every distribution in the folders of `path`, as
+    importlib.metadata finds them (`*.dist-info`, `*.egg-info`); None for anything it may read
+    otherwise (a zip, an egg, a file it could not read)."""
     found: list[tuple[str, str]] = []
-    for entry in sys.path:
+    for entry in path:
         if not isinstance(entry, str) or entry.lower().endswith(".egg"):
             return None
         folder = entry or "."
