@@ -12,7 +12,6 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -44,18 +43,38 @@ def _stdout_is_terminal() -> bool:
         return False
 
 
-@dataclass(frozen=True)
 class Table:
     """Rows under headers: an aligned table for people, a Markdown table on request.
 
     A cell is shown on one line whatever it holds (newlines and runs of spaces become one
     space, a `|` is escaped in Markdown), so no title breaks the table; None or "" shows `-`.
+    A plain class, equal by its fields: a dataclass would cost every command its import.
     """
 
-    headers: Sequence[str]
-    rows: Sequence[Sequence[object]]
-    title: str | None = None
-    empty: str = field(default="")
+    __slots__ = ("empty", "headers", "rows", "title")
+
+    def __init__(
+        self,
+        headers: Sequence[str],
+        rows: Sequence[Sequence[object]],
+        title: str | None = None,
+        empty: str = "",
+    ) -> None:
+        self.headers, self.rows, self.title, self.empty = headers, rows, title, empty
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.headers, self.rows, self.title, self.empty)
+
+    def __eq__(self, other: object) -> bool:
+        return self._fields() == other._fields() if type(other) is Table else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (
+            f"Table(headers={self.headers!r}, rows={self.rows!r}, title={self.title!r}, empty={self.empty!r})"
+        )
 
     @staticmethod
     def cell(value: object) -> str:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from loopx_core.clock import iso
 from loopx_core.decide import scope
@@ -17,8 +16,7 @@ if TYPE_CHECKING:
 Lane = Literal["inbox", "workspace", "replan", "monitor"]
 
 
-@dataclass(frozen=True)
-class Inputs:
+class Inputs(NamedTuple):
     """Everything a decision reads, loaded once; should-run never writes."""
 
     goal_id: str
@@ -51,8 +49,7 @@ class Inputs:
         return frozenset(self.agent.capabilities if self.agent else ())
 
 
-@dataclass(frozen=True)
-class Assessment:
+class Assessment(NamedTuple):
     """The quota state and what led to it."""
 
     state: QuotaState
@@ -64,7 +61,6 @@ class Assessment:
     blockers: tuple[str, ...] = ()
     next_eligible_at: datetime | None = None
     monitor_due: bool = False
-    extra: dict[str, str] = field(default_factory=dict)
 
 
 def assess(inputs: Inputs) -> Assessment:

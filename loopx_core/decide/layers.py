@@ -11,9 +11,8 @@ import hashlib
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from loopx_core import commands
 from loopx_core.decide.assess import Assessment, Inputs
@@ -26,8 +25,7 @@ if TYPE_CHECKING:
 DecisionKind = Literal["run", "skip", "observe", "repair"]
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     """The decision as it flows through the around layers."""
 
     decision: DecisionKind
@@ -202,8 +200,7 @@ def capability_gate(inputs: Inputs, a: Assessment, d: Decision, out: Fields) -> 
     }
     if action == "repair_bridge":
         out["capability_gate"]["repair_todo_id"] = repair_todo
-    return replace(
-        d,
+    return d._replace(
         decision=decision,
         should_run=run,
         effective_action=action,
@@ -262,8 +259,7 @@ def work_lane_contract(inputs: Inputs, a: Assessment, d: Decision, out: Fields) 
         codes.append("capability_gate")
     if lane == "monitor" and a.monitor_due and not d.short_circuit:
         g, ag = inputs.goal_id, inputs.agent_id or "-"
-        d = replace(
-            d,
+        d = d._replace(
             decision="observe",
             should_run=True,
             effective_action="poll_evidence",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -56,7 +55,7 @@ def load_inputs(
     try:
         registry = registry if registry is not None else store.read_registry()
     except StateInvalidError as exc:
-        return replace(base, health_error=exc.message)
+        return base._replace(health_error=exc.message)
     goal = registry.goals.get(goal_id)
     if goal is None:
         raise NotFoundError(
@@ -69,12 +68,12 @@ def load_inputs(
             raise NotFoundError(
                 f"agent {agent_id!r} is not registered: run `loopx agent register --agent-id {agent_id}`"
             )
-    loaded = replace(base, goal=goal, agent=agent, agents=tuple(registry.agents.values()))
+    loaded = base._replace(goal=goal, agent=agent, agents=tuple(registry.agents.values()))
     try:
         state = store.read_goal(goal_id)
         events = store.ledger_since(goal_id, now - lookback(goal.quota))
     except (StateInvalidError, NotFoundError) as exc:
-        return replace(loaded, health_error=exc.message)
+        return loaded._replace(health_error=exc.message)
     usage = compute_usage(goal.quota, events, now)
     open_turn = None
     key = state.open_turns.get(agent_id) if agent_id else None
@@ -83,9 +82,9 @@ def load_inputs(
             journal = store.read_journal(goal_id, key)
             open_turn = journal if journal.status in ("open", "failed", "committed") else None
         except (StateInvalidError, NotFoundError) as exc:
-            return replace(loaded, health_error=f"open turn of {agent_id!r}: {exc.message}")
-    return replace(
-        loaded, state=state, usage=usage, open_turn=open_turn, scheduler=_scheduler(store, goal_id, agent_id)
+            return loaded._replace(health_error=f"open turn of {agent_id!r}: {exc.message}")
+    return loaded._replace(
+        state=state, usage=usage, open_turn=open_turn, scheduler=_scheduler(store, goal_id, agent_id)
     )
 
 

@@ -11,9 +11,8 @@ algebra, not an executor.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from loopx_core.errors import SettlementError
 from loopx_core.models.identity import SettlementIdentity
@@ -43,8 +42,7 @@ class StepKind(StrEnum):
     TERMINAL_CLOSEOUT = "terminal_closeout"
 
 
-@dataclass(frozen=True)
-class SettlementStep:
+class SettlementStep(NamedTuple):
     """One planned step: who performs it, what must hold first, how it is deduplicated."""
 
     kind: StepKind
@@ -64,8 +62,7 @@ class SettlementStep:
         }
 
 
-@dataclass(frozen=True)
-class SettlementPlan:
+class SettlementPlan(NamedTuple):
     """The ordered steps that settle one identity."""
 
     identity: SettlementIdentity
@@ -119,14 +116,13 @@ def build_plan(identity: SettlementIdentity, *, no_followup: bool = False) -> Se
     return SettlementPlan(identity, steps)
 
 
-@dataclass(frozen=True)
-class SettlementReceipt:
+class SettlementReceipt(NamedTuple):
     """Proof that a step committed; `replayed` when it was found, not performed, this time."""
 
     step: str
     idempotency_key: str
     effect_id: str
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: dict[str, Any]
     replayed: bool = False
 
     def to_json(self) -> dict[str, Any]:
@@ -140,8 +136,7 @@ class SettlementReceipt:
         }
 
 
-@dataclass(frozen=True)
-class SettlementFailure:
+class SettlementFailure(NamedTuple):
     """A typed refusal: its kind survives every later step."""
 
     kind: FailureKind
@@ -158,8 +153,7 @@ class SettlementFailure:
         raise SettlementError(str(self.kind), self.message, step=self.step)
 
 
-@dataclass(frozen=True)
-class SettlementResult:
+class SettlementResult(NamedTuple):
     """The accumulated outcome: receipts in order, externally visible effects, a failure or none."""
 
     identity: SettlementIdentity
@@ -181,11 +175,11 @@ class SettlementResult:
     def add(self, receipt: SettlementReceipt, effect: str | None = None) -> SettlementResult:
         """This result with one more receipt (and the visible effect it had, if any)."""
         effects = self.effects if effect is None or receipt.replayed else (*self.effects, effect)
-        return replace(self, receipts=(*self.receipts, receipt), effects=effects)
+        return self._replace(receipts=(*self.receipts, receipt), effects=effects)
 
     def fail(self, kind: FailureKind | str, step: str, message: str) -> SettlementResult:
         """This result stopped by a typed failure."""
-        return replace(self, failure=SettlementFailure(FailureKind(kind), step, message))
+        return self._replace(failure=SettlementFailure(FailureKind(kind), step, message))
 
     def receipt(self, step: str) -> SettlementReceipt | None:
         """The receipt of `step`, if committed."""

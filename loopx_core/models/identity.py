@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import asdict, dataclass
+from typing import Any, NoReturn
 
 from loopx_core.errors import UsageError
 
@@ -20,27 +20,66 @@ def check_turn_key(turn_key: str) -> str:
     return turn_key[len(TURN_KEY_PREFIX) :]
 
 
-@dataclass(frozen=True)
+_FIELDS = ("goal_id", "agent_id", "todo_id", "turn_instance_id", "replan_obligation_id")
+"""The identity's fields, in the order its JSON lists them."""
+
+
 class SettlementIdentity:
     """The identity a turn's writeback, spend and closeout are bound to.
 
-    A turn advances either one todo or one replan obligation, never both.
+    A turn advances either one todo or one replan obligation, never both. Immutable, equal
+    and hashable by its fields (a plain class: a dataclass costs should-run its import).
     """
 
+    __slots__ = _FIELDS
     goal_id: str
     agent_id: str
     todo_id: str | None
     turn_instance_id: str
-    replan_obligation_id: str | None = None
+    replan_obligation_id: str | None
 
-    def __post_init__(self) -> None:
-        if (self.todo_id is None) == (self.replan_obligation_id is None):
+    def __init__(
+        self,
+        goal_id: str,
+        agent_id: str,
+        todo_id: str | None,
+        turn_instance_id: str,
+        replan_obligation_id: str | None = None,
+    ) -> None:
+        if (todo_id is None) == (replan_obligation_id is None):
             raise UsageError("a settlement identity binds exactly one of todo_id or replan_obligation_id")
+        values = (goal_id, agent_id, todo_id, turn_instance_id, replan_obligation_id)
+        for name, value in zip(_FIELDS, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def _values(self) -> tuple[str | None, ...]:
+        return tuple(getattr(self, name) for name in _FIELDS)
+
+    def __setattr__(self, name: str, value: Any) -> NoReturn:
+        raise AttributeError(f"cannot assign to field {name!r}: a settlement identity is immutable")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"cannot delete field {name!r}: a settlement identity is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not SettlementIdentity:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS)
+        return f"SettlementIdentity({shown})"
+
+    def __reduce__(self) -> tuple[type[SettlementIdentity], tuple[str | None, ...]]:
+        return SettlementIdentity, self._values()
 
     @property
     def effect_id(self) -> str:
         """The sha256 of the canonical identity: stable across processes and retries."""
-        canonical = json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+        canonical = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()
 
     @property
@@ -50,7 +89,7 @@ class SettlementIdentity:
 
     def to_json(self) -> dict[str, str | None]:
         """The identity as a JSON object."""
-        return asdict(self)
+        return dict(zip(_FIELDS, self._values(), strict=True))
 
 
 def turn_instance_id(goal_id: str, agent_id: str, subject: str, state_version: int) -> str:

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import os
 from _thread import allocate_lock
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from loopx_core.errors import NotFoundError, UsageError
 from loopx_core.store import dsn as dsns
@@ -39,8 +38,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@dataclass(frozen=True)
-class StoreChoice:
+class StoreChoice(NamedTuple):
     """A chosen store: `files` or a PostgreSQL DSN, and where the choice came from."""
 
     target: str
