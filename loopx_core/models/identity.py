@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from typing import Any, NoReturn
 
 from loopx_core.errors import UsageError
 
+try:  # the interpreter's own sha256: hashlib loads OpenSSL (2.5 ms of should-run's start)
+    from _sha256 import sha256 as _sha256  # CPython 3.11
+except ImportError:  # pragma: no cover - CPython 3.12+ names it _sha2; hashlib elsewhere
+    try:
+        from _sha2 import sha256 as _sha256
+    except ImportError:
+        from hashlib import sha256 as _sha256
+
 TURN_KEY_PREFIX = "sha256:"
 _TURN_KEY_RE = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def sha256_hex(text: str) -> str:
+    """The sha256 of `text` (UTF-8), as 64 lower-case hex digits (what `hashlib.sha256` gives)."""
+    return _sha256(text.encode()).hexdigest()
 
 
 def check_turn_key(turn_key: str) -> str:
@@ -80,7 +92,7 @@ class SettlementIdentity:
     def effect_id(self) -> str:
         """The sha256 of the canonical identity: stable across processes and retries."""
         canonical = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()
+        return sha256_hex(canonical)
 
     @property
     def turn_key(self) -> str:
@@ -99,7 +111,7 @@ def turn_instance_id(goal_id: str, agent_id: str, subject: str, state_version: i
     and a retried begin finds the same turn instead of opening a second one.
     """
     seed = f"{goal_id}\0{agent_id}\0{subject}\0{state_version}"
-    return "ti-" + hashlib.sha256(seed.encode()).hexdigest()[:16]
+    return "ti-" + sha256_hex(seed)[:16]
 
 
 def replan_obligation_id(goal_id: str, state_version: int) -> str:
