@@ -1,0 +1,121 @@
+"""should-run loads none of the standard-library modules it does not need (issue 15).
+
+tests/test_hot_path.py pins the heavy third-party modules; this pins the standard library's
+share of should-run's start: modules that a hot module used to import only for a rarely used
+path (a write, a thread, OpenSSL's hashes, the effect lens). A regression (one of them back on
+the path) fails here, deterministically, instead of showing up as a slower benchmark.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from loopx_core.models.identity import sha256_hex
+from tests.conftest import REPO, T0, T0_ISO, run_loopx
+
+WHO = ["-g", "demo", "-a", "builder"]
+REMOVED = {
+    "tempfile": "store/atomic.py imports it inside atomic_write_bytes (writes only)",
+    "shutil": "came with tempfile",
+    "random": "came with tempfile",
+    "bz2": "came with shutil",
+    "lzma": "came with shutil",
+    "threading": "store/choice.py's pool lock is _thread.allocate_lock",
+    "hashlib": "models/identity.sha256_hex uses the interpreter's own sha256",
+    "_hashlib": "hashlib's OpenSSL binding (about 2.5 ms to load)",
+}
+"""Standard-library modules should-run must not import, and why each is gone."""
+REMOVED_LOOPX = {
+    "loopx_core.effects.lens": "decide/layers.py imports kernel.results only for an open turn",
+    "loopx_core.kernel.results": "as the lens",
+}
+"""LoopX modules a plain tick (no open turn) must not import."""
+DATACLASSES = ("dataclasses", "inspect", "ast", "dis", "tokenize")
+"""dataclasses pulls inspect, and inspect ast, dis and tokenize (about 8 ms of a start)."""
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Path:
+    for args in (
+        ["init"],
+        ["goal", "add", "-g", "demo", "-o", "Ship"],
+        ["agent", "register", "-a", "builder", "-c", "python"],
+        ["todo", "add", "-g", "demo", "--title", "Write parser", "-c", "python"],
+    ):
+        assert run_loopx(*args, root=tmp_path).exit_code == 0
+    return tmp_path
+
+
+def loaded(root: Path, argv: list[str]) -> set[str]:
+    """Every module one in-process `loopx --root ROOT ARGV` leaves loaded (it must answer 0)."""
+    code = (
+        "import sys, json\n"
+        "from loopx_core.cli.entry import main\n"
+        "try:\n"
+        f"    main(['--root', {str(root)!r}, *{argv!r}])\n"
+        "except SystemExit as stop:\n"
+        "    assert not stop.code, stop.code\n"
+        "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root)},
+        cwd=REPO,
+        check=True,
+    )
+    assert json.loads(proc.stdout)["schema"] == "loopx_quota_should_run_v1"
+    return set(json.loads(proc.stderr.strip().splitlines()[-1]))
+
+
+def test_should_run_imports_none_of_the_removed_modules(demo: Path) -> None:
+    modules = loaded(demo, ["quota", "should-run", *WHO])
+    assert modules & (set(REMOVED) | set(REMOVED_LOOPX)) == set()
+    assert "_json" in modules and "datetime" in modules  # the probe sees the tick's own imports
+
+
+def test_a_busy_tick_imports_none_of_the_removed_modules(demo: Path) -> None:
+    """An open turn, a scheduler entry and a ledger tail: the lens loads, nothing written-only."""
+    begun = run_loopx("turn", "begin", *WHO, "--todo-id", "t1", root=demo)
+    assert begun.exit_code == 0, begun.stderr
+    for args in (
+        ["quota", "scheduler-ack", *WHO, "--rrule", "FREQ=HOURLY"],
+        ["quota", "spend", *WHO, "--manual", "--slots", "1", "--turn-instance-id", "x"],
+    ):
+        assert run_loopx(*args, root=demo).exit_code == 0, args
+    modules = loaded(demo, ["quota", "should-run", *WHO])
+    assert "loopx_core.effects.lens" in modules  # the open turn was seen
+    assert modules & set(REMOVED) == set()
+
+
+def test_the_big_scenario_imports_none_of_the_removed_modules(tmp_path: Path) -> None:
+    """200 todos and 2,000 spends (the benchmark's scenario): its ledger tail reads the same way."""
+    sys.path.insert(0, str(REPO))
+    from benchmarks.scenario import big_goal
+
+    big_goal(tmp_path, T0)
+    modules = loaded(tmp_path, ["quota", "should-run", "-g", "parser", "-a", "builder"])
+    assert modules & (set(REMOVED) | set(REMOVED_LOOPX)) == set()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="loopx_core/quota.py's QuotaUsage is a frozen dataclass (a NamedTuple would do): the "
+    "last importer of dataclasses on should-run's path",
+)
+def test_should_run_imports_no_dataclasses(demo: Path) -> None:
+    assert loaded(demo, ["quota", "should-run", *WHO]) & set(DATACLASSES) == set()
+
+
+@given(st.text(st.characters(blacklist_categories=("Cs",))))
+def test_sha256_hex_is_hashlibs(text: str) -> None:
+    assert sha256_hex(text) == hashlib.sha256(text.encode()).hexdigest()
