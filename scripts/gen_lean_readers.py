@@ -61,7 +61,12 @@ LINE_MODELS: tuple[type[BaseModel], ...] = (LedgerEvent,)
 _STRING = r'"([^"\\\x00-\x1f]*)"'
 """A JSON string without escapes or control characters: its text between the quotes is its value."""
 _INT = r"(-?(?:0|[1-9][0-9]{0,18}))"
-_NUMBER = r"(-?(?:0|[1-9][0-9]{0,18})(?:\.[0-9]{1,24})?(?:[eE][-+]?[0-9]{1,3})?)"
+_NUMBER = (
+    r"(?:"
+    + _INT
+    + r"|(-?(?:0|[1-9][0-9]{0,18})(?:\.[0-9]{1,24}(?:[eE][-+]?[0-9]{1,2})?|[eE][-+]?[0-9]{1,2})))"
+)
+"""A JSON number: an integer's text (group 1) or a float's (group 2), finite by its exponent's size."""
 PLUGIN_TARGETS: dict[Path, tuple[type[BaseModel], ...]] = {
     REPO / "plugins" / "loopx_claude_code" / "lean.py": (StopCounter,),
 }
@@ -292,47 +297,67 @@ class Generator:
                 )
 
     # -- canonical lines -------------------------------------------------------------------
-    def line_form(self, model: type[BaseModel]) -> str:
-        """The `LINE_FORMS` entry of a model: one regex for its line as LoopX writes it, and per field
-        how the captured text becomes the value and which check is left to run on it.
+    def line_form(self, model: type[BaseModel]) -> tuple[str, str]:
+        """A model's canonical-line reader: its regex, and the source of `_line_<Model>(groups)`.
 
         LoopX writes a line with `model_dump_json(exclude_none=True)`: every field in declaration
-        order, compact, no `null`. The regex captures one group per field (an absent defaulted
-        field: None); anything else (spaces, other key order, escapes, `null`) does not match
-        and is read the general way.
+        order, compact, no `null`. The regex matches exactly that form (an absent defaulted field
+        leaves its groups None) and decides strings, ids and literals; the function builds the
+        lean object from the groups, running the field's lean check on numbers and times.
+        Anything else (spaces, another key order, escapes, `null`, 1e300) does not match and is
+        read the general way.
         """
+        name = model.__name__
         decorators = model.__pydantic_decorators__
         if decorators.field_validators or decorators.model_validators:
-            raise SystemExit(f"{model.__name__}: validators are unsupported in a line form")
+            raise SystemExit(f"{name}: validators are unsupported in a line form")
         parts: list[str] = []
-        specs: list[str] = []
+        checks: list[str] = []
+        body = [f"    out = {name}.__new__({name})"]
+        group = 0
         for index, (field, info) in enumerate(model.model_fields.items()):
             fragment, kind, check = self.line_value(info.annotation, list(info.metadata))
             piece = ("," if index else "") + f'"{field}":' + fragment
-            if info.is_required():
-                parts.append(piece)
-            elif index:
-                parts.append(f"(?:{piece})?")
+            if not info.is_required() and not index:
+                raise SystemExit(f"{name}: the first field of a line form must be required")
+            parts.append(piece if info.is_required() else f"(?:{piece})?")
+            if kind == "number":  # two groups: an integer's text, or a (finite) float's
+                value, absent = (
+                    f"int(g[{group}]) if g[{group}] is not None else float(g[{group + 1}])",
+                    (f"g[{group}] is None and g[{group + 1}] is None"),
+                )
+                group += 2
             else:
-                raise SystemExit(f"{model.__name__}: the first field of a line form must be required")
-            specs.append(f"        ({field!r}, {kind!r}, {check}, {self.default(info)}),")
+                value = f"int(g[{group}])" if kind == "int" else f"g[{group}]"
+                absent = f"g[{group}] is None"
+                group += 1
+            if check != "None":
+                checks.append(f"_LINE_{name}_{field} = {check}")
+                value = f"_LINE_{name}_{field}({value})"
+            if not info.is_required() and value == f"g[{group - 1}]" and self.default(info) == "lambda: None":
+                pass  # an absent group is None, the default
+            elif not info.is_required():
+                default = self.default(info)
+                value = f"{default.removeprefix('lambda: ') if default.startswith('lambda: ') else default + '()'} if {absent} else {value}"
+            body.append(f"    out.{field} = {value}")
         pattern = r"\{" + "".join(parts) + r"\}"
-        return "\n".join(
+        function = "\n".join(
             [
-                f"    {model.__name__!r}: (",
-                f"        {pattern!r},",
-                f"        {model.__name__},",
-                "        (",
-                *specs,
-                "        ),",
-                "    ),",
+                *checks,
+                "",
+                "",
+                f"def _line_{name}(g: tuple[Any, ...]) -> {name}:",
+                f'    """A `{name}` from the groups of its canonical line (`Doubt` if a check refuses)."""',
+                *body,
+                "    return out",
             ]
         )
+        return f"    {name!r}: ({pattern!r}, _line_{name}),", function
 
     def line_value(self, annotation: Any, metadata: list[Any]) -> tuple[str, str, str]:
-        """One field's value in a canonical line: its regex (one group), `str`/`int`/`number`
-        (how the group's text becomes the JSON value), and the check still to run (`None`: the
-        regex alone decides)."""
+        """One field's value in a canonical line: its regex, `str`/`int` (one group: its text, or
+        its text as an int) or `number` (two groups, see `_NUMBER`), and the check still to run
+        (`None`: the regex alone decides)."""
         origin = get_origin(annotation)
         if origin is Annotated:
             base, *more = get_args(annotation)
@@ -385,10 +410,11 @@ class Generator:
         if not self.lines:
             return body
         forms = [self.line_form(m) for m in self.lines]
-        body += "\n\nLINE_FORMS: dict[str, Any] = {\n" + "\n".join(forms) + "\n}\n"
+        body += "\n\n" + "\n\n\n".join(function for _, function in forms) + "\n"
+        body += "\n\nLINE_FORMS: dict[str, Any] = {\n" + "\n".join(entry for entry, _ in forms) + "\n}\n"
         body += (
-            '"""Models read line by line: (regex of the canonical line, lean class, per field: name, '
-            '`str`/`int`/`number`, the check left to run or None, default); loopx_core.store.lean uses it."""\n'
+            '"""Models read line by line: (the regex of the line LoopX writes, the function that builds '
+            'the lean object from its groups); loopx_core.store.lean uses it."""\n'
         )
         return body
 

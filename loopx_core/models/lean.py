@@ -538,27 +538,41 @@ CHECKERS: dict[str, Any] = {
 """Each model's checker by name: `CHECKERS[name](parsed_json)` is a lean object or raises `Doubt`."""
 
 
+_LINE_LedgerEvent_seq = _int(ge=1, le=9007199254740991)
+_LINE_LedgerEvent_at = _time(datetime(3100, 1, 1, tzinfo=UTC))
+_LINE_LedgerEvent_slots = _int(ge=0, le=1000000000)
+_LINE_LedgerEvent_duration_seconds = _float(ge=0.0, le=32503680000.0)
+
+
+def _line_LedgerEvent(g: tuple[Any, ...]) -> LedgerEvent:
+    """A `LedgerEvent` from the groups of its canonical line (`Doubt` if a check refuses)."""
+    out = LedgerEvent.__new__(LedgerEvent)
+    out.schema_version = int(g[0])
+    out.event_id = g[1]
+    out.seq = _LINE_LedgerEvent_seq(int(g[2]))
+    out.kind = g[3]
+    out.at = _LINE_LedgerEvent_at(g[4])
+    out.goal_id = g[5]
+    out.agent_id = g[6]
+    out.todo_id = g[7]
+    out.turn_instance_id = g[8]
+    out.replan_obligation_id = g[9]
+    out.effect_id = g[10]
+    out.slots = 0 if g[11] is None else _LINE_LedgerEvent_slots(int(g[11]))
+    out.duration_seconds = (
+        None
+        if g[12] is None and g[13] is None
+        else _LINE_LedgerEvent_duration_seconds(int(g[12]) if g[12] is not None else float(g[13]))
+    )
+    out.voids_event_id = g[14]
+    out.reason = g[15]
+    return out
+
+
 LINE_FORMS: dict[str, Any] = {
     "LedgerEvent": (
-        '\\{"schema_version":(1),"event_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})","seq":(-?(?:0|[1-9][0-9]{0,18})),"kind":"(spend|void)","at":"([^"\\\\\\x00-\\x1f]*)","goal_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})","agent_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})"(?:,"todo_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})")?(?:,"turn_instance_id":"([^"\\\\\\x00-\\x1f]*)")?(?:,"replan_obligation_id":"([^"\\\\\\x00-\\x1f]*)")?(?:,"effect_id":"([^"\\\\\\x00-\\x1f]*)")?(?:,"slots":(-?(?:0|[1-9][0-9]{0,18})))?(?:,"duration_seconds":(-?(?:0|[1-9][0-9]{0,18})(?:\\.[0-9]{1,24})?(?:[eE][-+]?[0-9]{1,3})?))?(?:,"voids_event_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})")?(?:,"reason":"([^"\\\\\\x00-\\x1f]*)")?\\}',
-        LedgerEvent,
-        (
-            ("schema_version", "int", None, _REQUIRED),
-            ("event_id", "str", None, _REQUIRED),
-            ("seq", "int", _int(ge=1, le=9007199254740991), _REQUIRED),
-            ("kind", "str", None, _REQUIRED),
-            ("at", "str", _time(datetime(3100, 1, 1, tzinfo=UTC)), _REQUIRED),
-            ("goal_id", "str", None, _REQUIRED),
-            ("agent_id", "str", None, _REQUIRED),
-            ("todo_id", "str", None, lambda: None),
-            ("turn_instance_id", "str", None, lambda: None),
-            ("replan_obligation_id", "str", None, lambda: None),
-            ("effect_id", "str", None, lambda: None),
-            ("slots", "int", _int(ge=0, le=1000000000), lambda: 0),
-            ("duration_seconds", "number", _float(ge=0.0, le=32503680000.0), lambda: None),
-            ("voids_event_id", "str", None, lambda: None),
-            ("reason", "str", None, lambda: None),
-        ),
+        '\\{"schema_version":(1),"event_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})","seq":(-?(?:0|[1-9][0-9]{0,18})),"kind":"(spend|void)","at":"([^"\\\\\\x00-\\x1f]*)","goal_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})","agent_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})"(?:,"todo_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})")?(?:,"turn_instance_id":"([^"\\\\\\x00-\\x1f]*)")?(?:,"replan_obligation_id":"([^"\\\\\\x00-\\x1f]*)")?(?:,"effect_id":"([^"\\\\\\x00-\\x1f]*)")?(?:,"slots":(-?(?:0|[1-9][0-9]{0,18})))?(?:,"duration_seconds":(?:(-?(?:0|[1-9][0-9]{0,18}))|(-?(?:0|[1-9][0-9]{0,18})(?:\\.[0-9]{1,24}(?:[eE][-+]?[0-9]{1,2})?|[eE][-+]?[0-9]{1,2}))))?(?:,"voids_event_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})")?(?:,"reason":"([^"\\\\\\x00-\\x1f]*)")?\\}',
+        _line_LedgerEvent,
     ),
 }
-"""Models read line by line: (regex of the canonical line, lean class, per field: name, `str`/`int`/`number`, the check left to run or None, default); loopx_core.store.lean uses it."""
+"""Models read line by line: (the regex of the line LoopX writes, the function that builds the lean object from its groups); loopx_core.store.lean uses it."""

@@ -59,37 +59,16 @@ def canonical_line(data: bytes, name: str) -> Any | None:
     """`data` as a lean `name` when it is a line exactly as LoopX writes it, else None.
 
     One regex (`lean.LINE_FORMS`, generated from the model) matches the canonical line and
-    decides the strings, ids and literals itself; numbers and times still go through the
-    field's lean check. Anything else (or any doubt) is None: the general reader decides.
+    decides the strings, ids and literals itself; the generated builder runs the field's lean
+    check on numbers and times. Anything else (or any doubt) is None: the general reader decides.
     """
-    pattern, cls, fields = lean.LINE_FORMS[name]
+    pattern, build = lean.LINE_FORMS[name]
     compiled = _LINE_PATTERNS.get(name) or _LINE_PATTERNS.setdefault(name, re.compile(pattern))
     try:
         match = compiled.fullmatch(data.decode("utf-8"))
-        if match is None:
-            return None
-        out = cls.__new__(cls)
-        for (field, kind, check, default), text in zip(fields, match.groups(), strict=True):
-            if text is None:
-                value = default()
-            else:
-                value = text if kind == "str" else int(text) if kind == "int" else _number(text)
-                if check is not None:
-                    value = check(value)
-            setattr(out, field, value)
+        return None if match is None else build(match.groups())
     except (lean.Doubt, UnicodeDecodeError):
         return None
-    return out
-
-
-def _number(text: str) -> int | float:
-    """A JSON number's text as `json.loads` reads it (an int, or a finite float), else `Doubt`."""
-    if "." not in text and "e" not in text and "E" not in text:
-        return int(text)
-    value = float(text)
-    if value - value != 0:  # 1e999: not a finite number
-        raise lean.Doubt
-    return value
 
 
 def validated(data: bytes, name: str, *, where: str, what: str) -> Any:

@@ -80,6 +80,13 @@ def canonical(data: bytes) -> tuple[Any, ...] | None:
 @example(WRITTEN.replace(b'"ev-1"', b'"ev..1"'))
 @example(WRITTEN.replace(b"42.5", b"1e999"))
 @example(WRITTEN.replace(b"42.5", b"42"))
+@example(WRITTEN.replace(b"42.5", b"4.25e1"))
+@example(WRITTEN.replace(b"42.5", b"1E-99"))
+@example(WRITTEN.replace(b"42.5", b"1e300"))
+@example(WRITTEN.replace(b"42.5", b"-0"))
+@example(WRITTEN.replace(b"42.5", b"-0.0"))
+@example(WRITTEN.replace(b"42.5", b"32503680000.000001"))
+@example(WRITTEN.replace(b'"seq":1', b'"seq":9007199254740992'))
 @example(WRITTEN.replace(b'"t1"', b'"t\\u0031"'))
 def test_canonical_line_agrees_with_pydantic(data: bytes) -> None:
     expected = pydantic_outcome("LedgerEvent", data)
