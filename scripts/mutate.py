@@ -14,6 +14,12 @@ selections below are the in-process tests of each module.
     python scripts/mutate.py                         # every module below
     python scripts/mutate.py loopx_core/quota.py     # one or more, by repository path
     python scripts/mutate.py --worktree ...          # the files as they are, not the last commit
+    python scripts/mutate.py --sample=40 ...         # a seeded random sample of 40 mutants a module
+    python scripts/mutate.py --resume ...            # go on with the mutants a stopped run left
+
+A whole run takes hours on a small machine (each mutant runs every selected test that reaches
+its function), so `--sample=N` scores a fixed random sample instead (the same mutants for the
+same source), and `--resume` keeps build/mutate/<module>/ and runs only what is still unchecked.
 
 Writes build/mutate/<module>/report.md (score and each survivor's diff) and prints a summary.
 Exit 0 whatever survives: the survivors are explained or listed in docs/testing.md.
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -182,9 +189,35 @@ def mutmut_config(module: str, selection: list[str]) -> str:
     )
 
 
+def scratch(module: str) -> Path:
+    """The module's scratch folder, build/mutate/<flat path with __>."""
+    return SCRATCH / flat(module).replace("/", "__").removesuffix(".py")
+
+
+def sample(dest: Path, module: str, size: int) -> list[str]:
+    """A random sample of `size` of the module's mutants, seeded by the module and its source."""
+    names = subprocess.run(  # in `dest`: mutmut reads its configuration from the working folder
+        [str(BIN / "python"), "-c", _NAMES, flat(module)],
+        cwd=dest,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    source = (dest / flat(module)).read_text()
+    prefix = flat(module).removesuffix(".py").replace("/", ".") + "."
+    chosen = random.Random(module + source).sample(names, min(size, len(names)))
+    return sorted(prefix + name for name in chosen)
+
+
+_NAMES = (
+    "import sys; from mutmut.mutation.file_mutation import mutate_file_contents as m; "
+    "print(*m(sys.argv[1], open(sys.argv[1]).read()).mutant_names)"
+)
+
+
 def prepare(module: str, worktree: bool) -> tuple[Path, list[str]]:
     """A fresh flat copy with mutmut configured for `module`; the tests deselected as failing."""
-    dest = SCRATCH / flat(module).replace("/", "__").removesuffix(".py")
+    dest = scratch(module)
     if dest.exists():
         shutil.rmtree(dest)
     snapshot(dest, worktree)
@@ -210,12 +243,14 @@ def report(
     dest: Path, module: str, seconds: float, failing: list[str]
 ) -> tuple[int, int, Counter[str], list[str]]:
     """Write report.md for the module; return (killed, total, counts, survivors)."""
-    by_name = statuses(dest, module)
+    every = statuses(dest, module)
+    by_name = {name: status for name, status in every.items() if status != "not checked"}
     counts = Counter(by_name.values())
     killed = sum(n for status, n in counts.items() if status in KILLED)
     survivors = sorted(name for name, status in by_name.items() if status not in KILLED)
     lines = [
-        f"# {module}: {killed}/{len(by_name)} killed ({score(killed, len(by_name))}) in {seconds:.0f}s",
+        f"# {module}: {killed}/{len(by_name)} killed ({score(killed, len(by_name))}) in {seconds:.0f}s"
+        f" ({len(by_name)} of its {len(every)} mutants checked)",
         "",
         ", ".join(f"{status}: {n}" for status, n in sorted(counts.items())),
         "",
@@ -236,10 +271,24 @@ def score(killed: int, total: int) -> str:
     return f"{100.0 * killed / total:.1f}%" if total else "-"
 
 
+def run_mutmut(dest: Path, names: list[str]) -> subprocess.CompletedProcess[bytes]:
+    """`mutmut run` in `dest` (only `names`, if any), its output in mutmut.log."""
+    with (dest / "mutmut.log").open("w") as log:
+        return subprocess.run(
+            [str(BIN / "mutmut"), "run", "--max-children", "2", *names],
+            cwd=dest,
+            env=clean_env(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            check=False,
+        )
+
+
 def main(argv: list[str]) -> int:
     """Mutate each module asked for (all by default) and print the scores."""
-    worktree = "--worktree" in argv
-    argv = [a for a in argv if a != "--worktree"]
+    worktree, resume = "--worktree" in argv, "--resume" in argv
+    size = int(next((a.split("=", 1)[1] for a in argv if a.startswith("--sample=")), "0"))
+    argv = [a for a in argv if a not in ("--worktree", "--resume") and not a.startswith("--sample=")]
     modules = argv or list(MODULES)
     unknown = [m for m in modules if m not in MODULES]
     if unknown:
@@ -250,17 +299,17 @@ def main(argv: list[str]) -> int:
     rows = []
     for module in modules:
         started = time.monotonic()
-        dest, failing = prepare(module, worktree)
+        if resume and (scratch(module) / "pyproject.toml").exists():
+            dest, failing = scratch(module), []
+        else:
+            dest, failing = prepare(module, worktree)
         for nodeid in failing:
             print(f"{module}: deselected, fails unmutated: {nodeid}", flush=True)
-        run = subprocess.run(
-            [str(BIN / "mutmut"), "run", "--max-children", "2"],
-            cwd=dest,
-            env=clean_env(),
-            stdout=(dest / "mutmut.log").open("w"),
-            stderr=subprocess.STDOUT,
-            check=False,
-        )
+        names = sample(dest, module, size) if size else []
+        if names and resume and (dest / "mutants" / (flat(module) + ".meta")).exists():
+            done = statuses(dest, module)
+            names = [name for name in names if done.get(name, "not checked") == "not checked"]
+        run = run_mutmut(dest, names) if names or not size else subprocess.CompletedProcess([], 0)
         seconds = time.monotonic() - started
         if run.returncode != 0 or not (dest / "mutants" / (flat(module) + ".meta")).exists():
             print(f"{module}: mutmut failed (exit {run.returncode}), see {dest.relative_to(REPO)}/mutmut.log")
