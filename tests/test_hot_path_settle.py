@@ -340,6 +340,38 @@ def test_lean_and_typer_answer_alike(template: tuple[Path, dict[str, str]], argv
     assert lean[3] == slow[3], argv
 
 
+TERMINAL_LINES = [
+    ["turn", "begin", "-g", "demo", "-a", "third", "-t", "t3"],
+    ["writeback", "-g", "demo", "-a", "builder", "-k", "K1", "-s", "done", "--validation-status", "passed"],
+    ["turn", "spend", "-g", "demo", "-a", "helper", "-k", "K2"],
+    ["todo", "complete", "-g", "demo", "-t", "u1", "-e", "signed"],
+    ["quota", "spend", "-g", "demo", "-a", "nobody", "-k", "K2"],
+]
+"""On a terminal `auto` is the human form (rich's), and an error is one line without JSON."""
+
+
+@pytest.mark.parametrize("argv", TERMINAL_LINES, ids=lambda a: " ".join(a[:2]))
+def test_a_terminal_gets_the_same_from_both_entries(
+    template: tuple[Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
+    from tests.test_output_conventions import on_terminal
+
+    root, keys = template
+    work = root.parent / "terminal"
+    words = [keys.get(w, w) for w in argv]
+    shown = []
+    for fast in (True, False):
+        if not fast:
+            monkeypatch.setenv("LOOPX_NO_FAST_PATH", "1")
+        shutil.copytree(root, work)
+        try:
+            shown.append((*on_terminal(*words, root=work), tree(work)))
+        finally:
+            shutil.rmtree(work)
+    assert shown[0] == shown[1]
+    assert not shown[0][1].lstrip().startswith("{")
+
+
 # -- what each command imports ------------------------------------------------------------------
 
 FLOW: list[tuple[str, list[str]]] = [
@@ -426,8 +458,9 @@ FLOW: list[tuple[str, list[str]]] = [
         ["turn", "closeout", "-g", "more", "-a", "builder", "-k", "{K}", "-t", "t1", "-e", "ok"],
     ),
     ("quota spend --manual", ["quota", "spend", "-g", "spare", "-a", "builder", "--manual", "--slots", "1"]),
+    ("turn begin --replan", ["turn", "begin", "-g", "empty", "-a", "builder", "--replan"]),
 ]
-"""Two whole turns (one closing its goal) and a manual charge, in order: each step's command line."""
+"""Two whole turns (one closing its goal), a manual charge and a replan turn, in order."""
 _PROBE = (
     "import json, sys\n"
     "from loopx_core.cli.entry import main\n"
@@ -450,7 +483,7 @@ def flow(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, set[s
     store = FileStore(root)
     store.init()
     goals.register_agent(store, "builder", [], T0)
-    for goal, count in (("demo", 2), ("more", 1), ("spare", 1)):
+    for goal, count in (("demo", 2), ("more", 1), ("spare", 1), ("empty", 0)):
         goals.add_goal(store, goal, "Ship", T0)
         for n in range(count):
             todos.add_todo(store, goal, f"todo {n + 1}", T0)
