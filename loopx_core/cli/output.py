@@ -17,7 +17,8 @@ from typing import Any
 
 from loopx_core.errors import LoopxError
 
-_ABSOLUTE_PATH = re.compile(r"(?:(?<=\s)|(?<=^)|(?<=['\"(=]))/[^\s'\")]*")
+_ABSOLUTE_PATH = r"(?:(?<=\s)|(?<=^)|(?<=['\"(=]))/[^\s'\")]*"
+"""An absolute path in a message; compiled on first use (re's cache), not by every command's start."""
 
 
 class Format(StrEnum):
@@ -353,7 +354,7 @@ def report_internal(error: BaseException, fmt: Format | None) -> int:
     if os.environ.get("LOOPX_DEBUG"):
         raise error
     detail = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-    detail = _ABSOLUTE_PATH.sub("<path>", " ".join(detail.split()))[:200]
+    detail = re.sub(_ABSOLUTE_PATH, "<path>", " ".join(detail.split()))[:200]
     message = f"internal error: {type(error).__name__}: {detail}"
     message += " (a bug: please report it; LOOPX_DEBUG=1 shows the traceback)"
     return report_error(LoopxError(message, code="internal"), fmt or Format.markdown)

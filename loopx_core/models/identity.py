@@ -17,7 +17,8 @@ except ImportError:  # pragma: no cover - CPython 3.12+ names it _sha2; hashlib 
         from hashlib import sha256 as _sha256
 
 TURN_KEY_PREFIX = "sha256:"
-_TURN_KEY_RE = re.compile(r"sha256:[0-9a-f]{64}")
+_TURN_KEY = r"sha256:[0-9a-f]{64}"
+"""A turn key; compiled on first use (re's cache): only a tick with an open turn checks one."""
 
 
 def sha256_hex(text: str) -> str:
@@ -27,7 +28,7 @@ def sha256_hex(text: str) -> str:
 
 def check_turn_key(turn_key: str) -> str:
     """Return the 64-hex digest of a `sha256:<64 hex>` turn key, or raise `UsageError`."""
-    if not _TURN_KEY_RE.fullmatch(turn_key):
+    if not re.fullmatch(_TURN_KEY, turn_key):
         raise UsageError("invalid --turn-key: expected sha256: followed by 64 lower-case hex digits")
     return turn_key[len(TURN_KEY_PREFIX) :]
 
