@@ -41,27 +41,27 @@ def _table(*rows: tuple[str, str, tuple[str, ...]]) -> dict[str, tuple[str, str]
     return {spelling: (param, kind) for param, kind, spellings in rows for spelling in spellings}
 
 
-GOAL = ("goal_id", VALUE, ("--goal-id", "-g"))
-AGENT = ("agent_id", VALUE, ("--agent-id", "-a"))
-TURN_KEY = ("turn_key", VALUE, ("--turn-key", "-k"))
-TODO = ("todo_id", VALUE, ("--todo-id", "-t"))
-EVIDENCE = ("evidence", MANY, ("--evidence", "-e"))
-SLOTS = ("slots", INT, ("--slots",))
-NO_FOLLOW_UP = ("no_follow_up", FLAG, ("--no-follow-up",))
-FMT = ("fmt", FORMAT, ("--format", "-f"))
+_GOAL = ("goal_id", VALUE, ("--goal-id", "-g"))
+_AGENT = ("agent_id", VALUE, ("--agent-id", "-a"))
+_TURN_KEY = ("turn_key", VALUE, ("--turn-key", "-k"))
+_TODO = ("todo_id", VALUE, ("--todo-id", "-t"))
+_EVIDENCE = ("evidence", MANY, ("--evidence", "-e"))
+_SLOTS = ("slots", INT, ("--slots",))
+_NO_FOLLOW_UP = ("no_follow_up", FLAG, ("--no-follow-up",))
+_FMT = ("fmt", FORMAT, ("--format", "-f"))
 _WRITEBACK = _table(
-    GOAL,
-    AGENT,
-    TURN_KEY,
+    _GOAL,
+    _AGENT,
+    _TURN_KEY,
     ("summary", VALUE, ("--summary", "-s")),
-    EVIDENCE,
+    _EVIDENCE,
     ("validation_status", VALUE, ("--validation-status",)),
     ("validation_command", VALUE, ("--validation-command",)),
     ("changed_file", MANY, ("--changed-file",)),
-    TODO,
-    NO_FOLLOW_UP,
+    _TODO,
+    _NO_FOLLOW_UP,
     ("no_progress", VALUE, ("--no-progress",)),
-    FMT,
+    _FMT,
 )
 COMMANDS = (
     Command(
@@ -69,13 +69,13 @@ COMMANDS = (
         "run_begin",
         ("goal_id", "agent_id"),
         _table(
-            GOAL,
-            AGENT,
-            TODO,
+            _GOAL,
+            _AGENT,
+            _TODO,
             ("replan", FLAG, ("--replan",)),
             ("turn_instance_id", VALUE, ("--turn-instance-id",)),
             ("lease_minutes", FLOAT, ("--lease-minutes",)),
-            FMT,
+            _FMT,
         ),
     ),
     Command(("writeback",), "run_writeback", ("goal_id", "agent_id", "turn_key", "summary"), _WRITEBACK),
@@ -86,35 +86,35 @@ COMMANDS = (
         ("turn", "spend"),
         "run_turn_spend",
         ("goal_id", "agent_id", "turn_key"),
-        _table(GOAL, AGENT, TURN_KEY, TODO, SLOTS, FMT),
+        _table(_GOAL, _AGENT, _TURN_KEY, _TODO, _SLOTS, _FMT),
     ),
     Command(
         ("turn", "closeout"),
         "run_closeout",
         ("goal_id", "agent_id", "turn_key"),
-        _table(GOAL, AGENT, TURN_KEY, TODO, EVIDENCE, FMT),
+        _table(_GOAL, _AGENT, _TURN_KEY, _TODO, _EVIDENCE, _FMT),
     ),
     Command(
         ("quota", "spend"),
         "run_quota_spend",
         ("goal_id", "agent_id"),
         _table(
-            GOAL,
-            AGENT,
-            TURN_KEY,
-            TODO,
-            SLOTS,
+            _GOAL,
+            _AGENT,
+            _TURN_KEY,
+            _TODO,
+            _SLOTS,
             ("manual", FLAG, ("--manual",)),
             ("minutes", FLOAT, ("--minutes",)),
             ("turn_instance_id", VALUE, ("--turn-instance-id",)),
-            FMT,
+            _FMT,
         ),
     ),
     Command(
         ("todo", "complete"),
         "run_complete",
         ("goal_id", "todo_id"),
-        _table(GOAL, AGENT, ("todo_id", VALUE, ("--todo-id", "-t")), EVIDENCE, NO_FOLLOW_UP, TURN_KEY, FMT),
+        _table(_GOAL, _AGENT, _TODO, _EVIDENCE, _NO_FOLLOW_UP, _TURN_KEY, _FMT),
     ),
 )
 """Every lean settlement command; a new one is a row here and a runner in cli/settle.py."""
