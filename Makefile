@@ -58,9 +58,10 @@ coverage-report: $(STAMP)
 	$(BIN)/coverage html -q --data-file=$(COV_DIR)/.coverage -d $(COV_DIR)/html --fail-under=0
 
 # Mutation testing (mutmut) of the modules that carry the promises, each against the tests that
-# exercise it, in a scratch copy under build/mutate: `make mutate MODULES="loopx_core/quota.py"`.
+# exercise it, in a scratch copy under build/mutate: `make mutate MODULES="loopx_core/quota.py"`;
+# MUTATE_ARGS=--sample=25 scores a seeded sample of each, MUTATE_ARGS=--resume goes on with a stopped run.
 mutate: $(STAMP)
-	$(BIN)/python scripts/mutate.py $(MODULES)
+	$(BIN)/python scripts/mutate.py $(MUTATE_ARGS) $(MODULES)
 
 # Every figure of issue 15 as a ratio to `python -c pass` in the same rounds (docs/benchmarks.md).
 bench: $(STAMP)

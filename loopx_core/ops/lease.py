@@ -19,11 +19,11 @@ from loopx_core.models.identity import SettlementIdentity
 from loopx_core.store.base import Store
 
 DEFAULT_LEASE_MINUTES = 30.0
+"""A todo lease's length unless the claim or turn says otherwise."""
 SETTLED_HOLD_MINUTES = 7 * 24 * 60.0
 """How long a todo stays held by its agent once its turn has spent (committed) and only its
 `todo complete` is left: the work is paid for, so no other agent may redo it when a host dies
 between the spend and the closeout (`loopx todo release` frees it sooner)."""
-"""A todo lease's length unless the claim or turn says otherwise."""
 
 
 def _validate(state: GoalState, identity: SettlementIdentity, now: datetime) -> Step:
