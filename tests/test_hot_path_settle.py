@@ -31,7 +31,18 @@ from hypothesis import strategies as st
 
 from loopx_core import commands
 from loopx_core.cli import settle
-from loopx_core.cli.lean_settle import COMMANDS, FLAG, FLOAT, FORMAT, INT, MANY, VALUE, Command, parse
+from loopx_core.cli.lean_settle import (
+    COMMANDS,
+    FLAG,
+    FLOAT,
+    FORMAT,
+    INT,
+    MANY,
+    VALUE,
+    Command,
+    dispatch,
+    parse,
+)
 from loopx_core.cli.output import Format
 from tests.builders import tree
 from tests.conftest import T0, T0_ISO, run_loopx
@@ -161,11 +172,13 @@ def _plain(value: Any) -> Any:
 
 
 @settings(max_examples=600, deadline=None)
-@given(command_lines())
-def test_what_the_lean_parser_accepts_typer_reads_the_same(argv: list[str]) -> None:
+@given(command_lines(), st.sampled_from([None, "", "from-env"]))
+def test_what_the_lean_parser_accepts_typer_reads_the_same(argv: list[str], env_root: str | None) -> None:
     with mock.patch.dict(os.environ, clear=False):
         os.environ.pop("LOOPX_ROOT", None)
         os.environ.pop("_LOOPX_COMPLETE", None)
+        if env_root is not None:
+            os.environ["LOOPX_ROOT"] = env_root
         lean, slow = parse(argv), typer_reads(argv)
     if lean is None:
         return
@@ -231,6 +244,14 @@ def test_the_lines_hosts_run_take_the_lean_entry(line: str) -> None:
 )
 def test_the_lean_parser_defers_what_it_is_not_sure_of(argv: list[str]) -> None:
     assert parse(argv) is None
+
+
+def test_shell_completion_is_typers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With typer's completion variable set the lean entry steps aside (it would answer otherwise)."""
+    argv = ["turn", "spend", "-g", "demo", "-a", "builder", "-k", KEY]
+    assert parse(argv) is not None
+    monkeypatch.setenv("_LOOPX_COMPLETE", "bash_complete")
+    assert dispatch(argv) is None
 
 
 # -- the same answer and the same files, lean or typer ------------------------------------------
