@@ -24,7 +24,6 @@ from loopx_core.models.lean_runtime import (
     _int,
     _list,
     _literal,
-    _model,
     _optional,
     _str,
     _time,
@@ -60,16 +59,39 @@ class QuotaPolicy(_Lean):
         return math.floor(self.window_hours * 60 / self.slot_minutes * self.compute + 1e-9)
 
 
-_model_QuotaPolicy = _model(
-    QuotaPolicy,
-    (
-        ("compute", _float(ge=0.0, le=1.0), lambda: 1.0),
-        ("window_hours", _float(gt=0.0, le=87600), lambda: 24.0),
-        ("slot_minutes", _float(ge=0.01, le=1576800), lambda: 1.0),
-        ("min_interval_minutes", _float(ge=0.0, le=1576800), lambda: 0.0),
-    ),
-    {},
-)
+_NAMES_QuotaPolicy = frozenset(("compute", "window_hours", "slot_minutes", "min_interval_minutes"))
+_C_QuotaPolicy_compute = _float(ge=0.0, le=1.0)
+_C_QuotaPolicy_window_hours = _float(gt=0.0, le=87600)
+_C_QuotaPolicy_slot_minutes = _float(ge=0.01, le=1576800)
+_C_QuotaPolicy_min_interval_minutes = _float(ge=0.0, le=1576800)
+
+
+def _model_QuotaPolicy(value: Any) -> QuotaPolicy:
+    """A lean `QuotaPolicy` from parsed JSON, or `Doubt`."""
+    if type(value) is not dict or not _NAMES_QuotaPolicy.issuperset(value):
+        raise Doubt
+    out = QuotaPolicy.__new__(QuotaPolicy)
+    v = value.get("compute", _REQUIRED)
+    if v is _REQUIRED:
+        out.compute = 1.0
+    else:
+        out.compute = _C_QuotaPolicy_compute(v)
+    v = value.get("window_hours", _REQUIRED)
+    if v is _REQUIRED:
+        out.window_hours = 24.0
+    else:
+        out.window_hours = _C_QuotaPolicy_window_hours(v)
+    v = value.get("slot_minutes", _REQUIRED)
+    if v is _REQUIRED:
+        out.slot_minutes = 1.0
+    else:
+        out.slot_minutes = _C_QuotaPolicy_slot_minutes(v)
+    v = value.get("min_interval_minutes", _REQUIRED)
+    if v is _REQUIRED:
+        out.min_interval_minutes = 0.0
+    else:
+        out.min_interval_minutes = _C_QuotaPolicy_min_interval_minutes(v)
+    return out
 
 
 class GoalEntry(_Lean):
@@ -78,19 +100,54 @@ class GoalEntry(_Lean):
     __slots__ = ("goal_id", "objective", "status", "quota", "no_progress_limit", "created_at", "updated_at")
 
 
-_model_GoalEntry = _model(
-    GoalEntry,
-    (
-        ("goal_id", _id, _REQUIRED),
-        ("objective", _str, _REQUIRED),
-        ("status", _literal(("active", "stopped", "done")), lambda: "active"),
-        ("quota", _model_QuotaPolicy, lambda: _model_QuotaPolicy({})),
-        ("no_progress_limit", _int(ge=1, le=1000), lambda: 3),
-        ("created_at", _time(datetime(3100, 1, 1, tzinfo=UTC)), _REQUIRED),
-        ("updated_at", _time(datetime(3100, 1, 1, tzinfo=UTC)), _REQUIRED),
-    ),
-    {},
+_NAMES_GoalEntry = frozenset(
+    ("goal_id", "objective", "status", "quota", "no_progress_limit", "created_at", "updated_at")
 )
+_C_GoalEntry_status = frozenset(("active", "stopped", "done"))
+_C_GoalEntry_no_progress_limit = _int(ge=1, le=1000)
+_C_GoalEntry_created_at = _time(datetime(3100, 1, 1, tzinfo=UTC))
+_C_GoalEntry_updated_at = _time(datetime(3100, 1, 1, tzinfo=UTC))
+
+
+def _model_GoalEntry(value: Any) -> GoalEntry:
+    """A lean `GoalEntry` from parsed JSON, or `Doubt`."""
+    if type(value) is not dict or not _NAMES_GoalEntry.issuperset(value):
+        raise Doubt
+    out = GoalEntry.__new__(GoalEntry)
+    v = value.get("goal_id", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.goal_id = _id(v)
+    v = value.get("objective", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.objective = _str(v)
+    v = value.get("status", _REQUIRED)
+    if v is _REQUIRED:
+        out.status = "active"
+    else:
+        if type(v) is not str or v not in _C_GoalEntry_status:
+            raise Doubt
+        out.status = v
+    v = value.get("quota", _REQUIRED)
+    if v is _REQUIRED:
+        out.quota = _model_QuotaPolicy({})
+    else:
+        out.quota = _model_QuotaPolicy(v)
+    v = value.get("no_progress_limit", _REQUIRED)
+    if v is _REQUIRED:
+        out.no_progress_limit = 3
+    else:
+        out.no_progress_limit = _C_GoalEntry_no_progress_limit(v)
+    v = value.get("created_at", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.created_at = _C_GoalEntry_created_at(v)
+    v = value.get("updated_at", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.updated_at = _C_GoalEntry_updated_at(v)
+    return out
 
 
 class AgentEntry(_Lean):
@@ -107,19 +164,53 @@ class AgentEntry(_Lean):
     )
 
 
-_model_AgentEntry = _model(
-    AgentEntry,
-    (
-        ("agent_id", _id, _REQUIRED),
-        ("capabilities", _list(_str), list),
-        ("host", _optional(_str), lambda: None),
-        ("monitor_only", _bool, lambda: False),
-        ("cadence_minutes", _optional(_float(gt=0.0, le=1576800)), lambda: None),
-        ("registered_at", _time(datetime(3100, 1, 1, tzinfo=UTC)), _REQUIRED),
-        ("updated_at", _time(datetime(3100, 1, 1, tzinfo=UTC)), _REQUIRED),
-    ),
-    {},
+_NAMES_AgentEntry = frozenset(
+    ("agent_id", "capabilities", "host", "monitor_only", "cadence_minutes", "registered_at", "updated_at")
 )
+_C_AgentEntry_capabilities = _list(_str)
+_C_AgentEntry_cadence_minutes = _float(gt=0.0, le=1576800)
+_C_AgentEntry_registered_at = _time(datetime(3100, 1, 1, tzinfo=UTC))
+_C_AgentEntry_updated_at = _time(datetime(3100, 1, 1, tzinfo=UTC))
+
+
+def _model_AgentEntry(value: Any) -> AgentEntry:
+    """A lean `AgentEntry` from parsed JSON, or `Doubt`."""
+    if type(value) is not dict or not _NAMES_AgentEntry.issuperset(value):
+        raise Doubt
+    out = AgentEntry.__new__(AgentEntry)
+    v = value.get("agent_id", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.agent_id = _id(v)
+    v = value.get("capabilities", _REQUIRED)
+    if v is _REQUIRED:
+        out.capabilities = list()
+    else:
+        out.capabilities = _C_AgentEntry_capabilities(v)
+    v = value.get("host", _REQUIRED)
+    if v is _REQUIRED:
+        out.host = None
+    else:
+        out.host = None if v is None else _str(v)
+    v = value.get("monitor_only", _REQUIRED)
+    if v is _REQUIRED:
+        out.monitor_only = False
+    else:
+        out.monitor_only = _bool(v)
+    v = value.get("cadence_minutes", _REQUIRED)
+    if v is _REQUIRED:
+        out.cadence_minutes = None
+    else:
+        out.cadence_minutes = None if v is None else _C_AgentEntry_cadence_minutes(v)
+    v = value.get("registered_at", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.registered_at = _C_AgentEntry_registered_at(v)
+    v = value.get("updated_at", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.updated_at = _C_AgentEntry_updated_at(v)
+    return out
 
 
 class Registry(_Lean):
@@ -128,15 +219,32 @@ class Registry(_Lean):
     __slots__ = ("schema_version", "goals", "agents")
 
 
-_model_Registry = _model(
-    Registry,
-    (
-        ("schema_version", _literal((1,)), _REQUIRED),
-        ("goals", _dict(_id, _model_GoalEntry), dict),
-        ("agents", _dict(_id, _model_AgentEntry), dict),
-    ),
-    {},
-)
+_NAMES_Registry = frozenset(("schema_version", "goals", "agents"))
+_C_Registry_schema_version = _literal((1,))
+_C_Registry_goals = _dict(_id, _model_GoalEntry)
+_C_Registry_agents = _dict(_id, _model_AgentEntry)
+
+
+def _model_Registry(value: Any) -> Registry:
+    """A lean `Registry` from parsed JSON, or `Doubt`."""
+    if type(value) is not dict or not _NAMES_Registry.issuperset(value):
+        raise Doubt
+    out = Registry.__new__(Registry)
+    v = value.get("schema_version", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.schema_version = _C_Registry_schema_version(v)
+    v = value.get("goals", _REQUIRED)
+    if v is _REQUIRED:
+        out.goals = dict()
+    else:
+        out.goals = _C_Registry_goals(v)
+    v = value.get("agents", _REQUIRED)
+    if v is _REQUIRED:
+        out.agents = dict()
+    else:
+        out.agents = _C_Registry_agents(v)
+    return out
 
 
 class Todo(_Lean):
@@ -176,29 +284,131 @@ class Todo(_Lean):
         self.updated_at = now
 
 
-_model_Todo = _model(
-    Todo,
+_NAMES_Todo = frozenset(
     (
-        ("todo_id", _id, _REQUIRED),
-        ("title", _str, _REQUIRED),
-        ("kind", _literal(("agent", "user")), lambda: "agent"),
-        ("status", _literal(("open", "claimed", "done", "blocked", "deferred")), lambda: "open"),
-        ("priority", _int(ge=0, le=9), lambda: 2),
-        ("required_capabilities", _list(_str), list),
-        ("claimed_by", _optional(_id), lambda: None),
-        ("claimed_at", _optional(_time(datetime(3100, 1, 1, tzinfo=UTC))), lambda: None),
-        ("lease_expires_at", _optional(_time(datetime(3100, 1, 1, tzinfo=UTC))), lambda: None),
-        ("bound_agent", _optional(_id), lambda: None),
-        ("excluded_agents", _list(_id), list),
-        ("blocks_agent", _optional(_id), lambda: None),
-        ("evidence", _list(_str), list),
-        ("blocked_reason", _optional(_str), lambda: None),
-        ("rescoped_at", _optional(_time(datetime(3100, 1, 1, tzinfo=UTC))), lambda: None),
-        ("created_at", _time(datetime(3100, 1, 1, tzinfo=UTC)), _REQUIRED),
-        ("updated_at", _time(datetime(3100, 1, 1, tzinfo=UTC)), _REQUIRED),
-    ),
-    {},
+        "todo_id",
+        "title",
+        "kind",
+        "status",
+        "priority",
+        "required_capabilities",
+        "claimed_by",
+        "claimed_at",
+        "lease_expires_at",
+        "bound_agent",
+        "excluded_agents",
+        "blocks_agent",
+        "evidence",
+        "blocked_reason",
+        "rescoped_at",
+        "created_at",
+        "updated_at",
+    )
 )
+_C_Todo_kind = frozenset(("agent", "user"))
+_C_Todo_status = frozenset(("open", "claimed", "done", "blocked", "deferred"))
+_C_Todo_priority = _int(ge=0, le=9)
+_C_Todo_required_capabilities = _list(_str)
+_C_Todo_claimed_at = _time(datetime(3100, 1, 1, tzinfo=UTC))
+_C_Todo_lease_expires_at = _time(datetime(3100, 1, 1, tzinfo=UTC))
+_C_Todo_excluded_agents = _list(_id)
+_C_Todo_evidence = _list(_str)
+_C_Todo_rescoped_at = _time(datetime(3100, 1, 1, tzinfo=UTC))
+_C_Todo_created_at = _time(datetime(3100, 1, 1, tzinfo=UTC))
+_C_Todo_updated_at = _time(datetime(3100, 1, 1, tzinfo=UTC))
+
+
+def _model_Todo(value: Any) -> Todo:
+    """A lean `Todo` from parsed JSON, or `Doubt`."""
+    if type(value) is not dict or not _NAMES_Todo.issuperset(value):
+        raise Doubt
+    out = Todo.__new__(Todo)
+    v = value.get("todo_id", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.todo_id = _id(v)
+    v = value.get("title", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.title = _str(v)
+    v = value.get("kind", _REQUIRED)
+    if v is _REQUIRED:
+        out.kind = "agent"
+    else:
+        if type(v) is not str or v not in _C_Todo_kind:
+            raise Doubt
+        out.kind = v
+    v = value.get("status", _REQUIRED)
+    if v is _REQUIRED:
+        out.status = "open"
+    else:
+        if type(v) is not str or v not in _C_Todo_status:
+            raise Doubt
+        out.status = v
+    v = value.get("priority", _REQUIRED)
+    if v is _REQUIRED:
+        out.priority = 2
+    else:
+        out.priority = _C_Todo_priority(v)
+    v = value.get("required_capabilities", _REQUIRED)
+    if v is _REQUIRED:
+        out.required_capabilities = list()
+    else:
+        out.required_capabilities = _C_Todo_required_capabilities(v)
+    v = value.get("claimed_by", _REQUIRED)
+    if v is _REQUIRED:
+        out.claimed_by = None
+    else:
+        out.claimed_by = None if v is None else _id(v)
+    v = value.get("claimed_at", _REQUIRED)
+    if v is _REQUIRED:
+        out.claimed_at = None
+    else:
+        out.claimed_at = None if v is None else _C_Todo_claimed_at(v)
+    v = value.get("lease_expires_at", _REQUIRED)
+    if v is _REQUIRED:
+        out.lease_expires_at = None
+    else:
+        out.lease_expires_at = None if v is None else _C_Todo_lease_expires_at(v)
+    v = value.get("bound_agent", _REQUIRED)
+    if v is _REQUIRED:
+        out.bound_agent = None
+    else:
+        out.bound_agent = None if v is None else _id(v)
+    v = value.get("excluded_agents", _REQUIRED)
+    if v is _REQUIRED:
+        out.excluded_agents = list()
+    else:
+        out.excluded_agents = _C_Todo_excluded_agents(v)
+    v = value.get("blocks_agent", _REQUIRED)
+    if v is _REQUIRED:
+        out.blocks_agent = None
+    else:
+        out.blocks_agent = None if v is None else _id(v)
+    v = value.get("evidence", _REQUIRED)
+    if v is _REQUIRED:
+        out.evidence = list()
+    else:
+        out.evidence = _C_Todo_evidence(v)
+    v = value.get("blocked_reason", _REQUIRED)
+    if v is _REQUIRED:
+        out.blocked_reason = None
+    else:
+        out.blocked_reason = None if v is None else _str(v)
+    v = value.get("rescoped_at", _REQUIRED)
+    if v is _REQUIRED:
+        out.rescoped_at = None
+    else:
+        out.rescoped_at = None if v is None else _C_Todo_rescoped_at(v)
+    v = value.get("created_at", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.created_at = _C_Todo_created_at(v)
+    v = value.get("updated_at", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.updated_at = _C_Todo_updated_at(v)
+    return out
 
 
 class Gate(_Lean):
@@ -216,20 +426,62 @@ class Gate(_Lean):
     )
 
 
-_model_Gate = _model(
-    Gate,
-    (
-        ("gate_id", _id, _REQUIRED),
-        ("title", _str, _REQUIRED),
-        ("status", _literal(("open", "resolved")), lambda: "open"),
-        ("kind", _literal(("owner", "no_progress")), lambda: "owner"),
-        ("blocks_agent", _optional(_id), lambda: None),
-        ("resolution", _optional(_str), lambda: None),
-        ("opened_at", _time(datetime(3100, 1, 1, tzinfo=UTC)), _REQUIRED),
-        ("resolved_at", _optional(_time(datetime(3100, 1, 1, tzinfo=UTC))), lambda: None),
-    ),
-    {},
+_NAMES_Gate = frozenset(
+    ("gate_id", "title", "status", "kind", "blocks_agent", "resolution", "opened_at", "resolved_at")
 )
+_C_Gate_status = frozenset(("open", "resolved"))
+_C_Gate_kind = frozenset(("owner", "no_progress"))
+_C_Gate_opened_at = _time(datetime(3100, 1, 1, tzinfo=UTC))
+_C_Gate_resolved_at = _time(datetime(3100, 1, 1, tzinfo=UTC))
+
+
+def _model_Gate(value: Any) -> Gate:
+    """A lean `Gate` from parsed JSON, or `Doubt`."""
+    if type(value) is not dict or not _NAMES_Gate.issuperset(value):
+        raise Doubt
+    out = Gate.__new__(Gate)
+    v = value.get("gate_id", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.gate_id = _id(v)
+    v = value.get("title", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.title = _str(v)
+    v = value.get("status", _REQUIRED)
+    if v is _REQUIRED:
+        out.status = "open"
+    else:
+        if type(v) is not str or v not in _C_Gate_status:
+            raise Doubt
+        out.status = v
+    v = value.get("kind", _REQUIRED)
+    if v is _REQUIRED:
+        out.kind = "owner"
+    else:
+        if type(v) is not str or v not in _C_Gate_kind:
+            raise Doubt
+        out.kind = v
+    v = value.get("blocks_agent", _REQUIRED)
+    if v is _REQUIRED:
+        out.blocks_agent = None
+    else:
+        out.blocks_agent = None if v is None else _id(v)
+    v = value.get("resolution", _REQUIRED)
+    if v is _REQUIRED:
+        out.resolution = None
+    else:
+        out.resolution = None if v is None else _str(v)
+    v = value.get("opened_at", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.opened_at = _C_Gate_opened_at(v)
+    v = value.get("resolved_at", _REQUIRED)
+    if v is _REQUIRED:
+        out.resolved_at = None
+    else:
+        out.resolved_at = None if v is None else _C_Gate_resolved_at(v)
+    return out
 
 
 class WaitingOn(_Lean):
@@ -238,17 +490,41 @@ class WaitingOn(_Lean):
     __slots__ = ("reason", "until", "poll_every_minutes", "last_polled_at", "since")
 
 
-_model_WaitingOn = _model(
-    WaitingOn,
-    (
-        ("reason", _str, _REQUIRED),
-        ("until", _time(datetime(3100, 1, 1, tzinfo=UTC)), _REQUIRED),
-        ("poll_every_minutes", _optional(_float(gt=0.0, le=1576800)), lambda: None),
-        ("last_polled_at", _optional(_time(datetime(3100, 1, 1, tzinfo=UTC))), lambda: None),
-        ("since", _time(datetime(3100, 1, 1, tzinfo=UTC)), _REQUIRED),
-    ),
-    {},
-)
+_NAMES_WaitingOn = frozenset(("reason", "until", "poll_every_minutes", "last_polled_at", "since"))
+_C_WaitingOn_until = _time(datetime(3100, 1, 1, tzinfo=UTC))
+_C_WaitingOn_poll_every_minutes = _float(gt=0.0, le=1576800)
+_C_WaitingOn_last_polled_at = _time(datetime(3100, 1, 1, tzinfo=UTC))
+_C_WaitingOn_since = _time(datetime(3100, 1, 1, tzinfo=UTC))
+
+
+def _model_WaitingOn(value: Any) -> WaitingOn:
+    """A lean `WaitingOn` from parsed JSON, or `Doubt`."""
+    if type(value) is not dict or not _NAMES_WaitingOn.issuperset(value):
+        raise Doubt
+    out = WaitingOn.__new__(WaitingOn)
+    v = value.get("reason", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.reason = _str(v)
+    v = value.get("until", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.until = _C_WaitingOn_until(v)
+    v = value.get("poll_every_minutes", _REQUIRED)
+    if v is _REQUIRED:
+        out.poll_every_minutes = None
+    else:
+        out.poll_every_minutes = None if v is None else _C_WaitingOn_poll_every_minutes(v)
+    v = value.get("last_polled_at", _REQUIRED)
+    if v is _REQUIRED:
+        out.last_polled_at = None
+    else:
+        out.last_polled_at = None if v is None else _C_WaitingOn_last_polled_at(v)
+    v = value.get("since", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.since = _C_WaitingOn_since(v)
+    return out
 
 
 class HealthFinding(_Lean):
@@ -257,15 +533,30 @@ class HealthFinding(_Lean):
     __slots__ = ("code", "severity", "message")
 
 
-_model_HealthFinding = _model(
-    HealthFinding,
-    (
-        ("code", _str, _REQUIRED),
-        ("severity", _literal(("low", "medium", "high")), _REQUIRED),
-        ("message", _str, _REQUIRED),
-    ),
-    {},
-)
+_NAMES_HealthFinding = frozenset(("code", "severity", "message"))
+_C_HealthFinding_severity = frozenset(("low", "medium", "high"))
+
+
+def _model_HealthFinding(value: Any) -> HealthFinding:
+    """A lean `HealthFinding` from parsed JSON, or `Doubt`."""
+    if type(value) is not dict or not _NAMES_HealthFinding.issuperset(value):
+        raise Doubt
+    out = HealthFinding.__new__(HealthFinding)
+    v = value.get("code", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.code = _str(v)
+    v = value.get("severity", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    if type(v) is not str or v not in _C_HealthFinding_severity:
+        raise Doubt
+    out.severity = v
+    v = value.get("message", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.message = _str(v)
+    return out
 
 
 class GoalState(_Lean):
@@ -294,23 +585,91 @@ class GoalState(_Lean):
         return next((g for g in self.gates if g.gate_id == gate_id), None)
 
 
-_model_GoalState = _model(
-    GoalState,
+_NAMES_GoalState = frozenset(
     (
-        ("schema_version", _literal((1,)), _REQUIRED),
-        ("goal_id", _id, _REQUIRED),
-        ("version", _int(ge=0, le=9007199254740991), lambda: 0),
-        ("next_todo_number", _int(ge=1, le=9007199254740991), lambda: 1),
-        ("todos", _list(_model_Todo), list),
-        ("gates", _list(_model_Gate), list),
-        ("waiting_on", _optional(_model_WaitingOn), lambda: None),
-        ("health", _list(_model_HealthFinding), list),
-        ("evidence", _list(_str), list),
-        ("no_progress_turns", _int(ge=0, le=9007199254740991), lambda: 0),
-        ("open_turns", _dict(_id, _str), dict),
-    ),
-    {},
+        "schema_version",
+        "goal_id",
+        "version",
+        "next_todo_number",
+        "todos",
+        "gates",
+        "waiting_on",
+        "health",
+        "evidence",
+        "no_progress_turns",
+        "open_turns",
+    )
 )
+_C_GoalState_schema_version = _literal((1,))
+_C_GoalState_version = _int(ge=0, le=9007199254740991)
+_C_GoalState_next_todo_number = _int(ge=1, le=9007199254740991)
+_C_GoalState_todos = _list(_model_Todo)
+_C_GoalState_gates = _list(_model_Gate)
+_C_GoalState_health = _list(_model_HealthFinding)
+_C_GoalState_evidence = _list(_str)
+_C_GoalState_no_progress_turns = _int(ge=0, le=9007199254740991)
+_C_GoalState_open_turns = _dict(_id, _str)
+
+
+def _model_GoalState(value: Any) -> GoalState:
+    """A lean `GoalState` from parsed JSON, or `Doubt`."""
+    if type(value) is not dict or not _NAMES_GoalState.issuperset(value):
+        raise Doubt
+    out = GoalState.__new__(GoalState)
+    v = value.get("schema_version", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.schema_version = _C_GoalState_schema_version(v)
+    v = value.get("goal_id", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.goal_id = _id(v)
+    v = value.get("version", _REQUIRED)
+    if v is _REQUIRED:
+        out.version = 0
+    else:
+        out.version = _C_GoalState_version(v)
+    v = value.get("next_todo_number", _REQUIRED)
+    if v is _REQUIRED:
+        out.next_todo_number = 1
+    else:
+        out.next_todo_number = _C_GoalState_next_todo_number(v)
+    v = value.get("todos", _REQUIRED)
+    if v is _REQUIRED:
+        out.todos = list()
+    else:
+        out.todos = _C_GoalState_todos(v)
+    v = value.get("gates", _REQUIRED)
+    if v is _REQUIRED:
+        out.gates = list()
+    else:
+        out.gates = _C_GoalState_gates(v)
+    v = value.get("waiting_on", _REQUIRED)
+    if v is _REQUIRED:
+        out.waiting_on = None
+    else:
+        out.waiting_on = None if v is None else _model_WaitingOn(v)
+    v = value.get("health", _REQUIRED)
+    if v is _REQUIRED:
+        out.health = list()
+    else:
+        out.health = _C_GoalState_health(v)
+    v = value.get("evidence", _REQUIRED)
+    if v is _REQUIRED:
+        out.evidence = list()
+    else:
+        out.evidence = _C_GoalState_evidence(v)
+    v = value.get("no_progress_turns", _REQUIRED)
+    if v is _REQUIRED:
+        out.no_progress_turns = 0
+    else:
+        out.no_progress_turns = _C_GoalState_no_progress_turns(v)
+    v = value.get("open_turns", _REQUIRED)
+    if v is _REQUIRED:
+        out.open_turns = dict()
+    else:
+        out.open_turns = _C_GoalState_open_turns(v)
+    return out
 
 
 class LedgerEvent(_Lean):
@@ -335,27 +694,109 @@ class LedgerEvent(_Lean):
     )
 
 
-_model_LedgerEvent = _model(
-    LedgerEvent,
+_NAMES_LedgerEvent = frozenset(
     (
-        ("schema_version", _literal((1,)), _REQUIRED),
-        ("event_id", _id, _REQUIRED),
-        ("seq", _int(ge=1, le=9007199254740991), _REQUIRED),
-        ("kind", _literal(("spend", "void")), _REQUIRED),
-        ("at", _time(datetime(3100, 1, 1, tzinfo=UTC)), _REQUIRED),
-        ("goal_id", _id, _REQUIRED),
-        ("agent_id", _id, _REQUIRED),
-        ("todo_id", _optional(_id), lambda: None),
-        ("turn_instance_id", _optional(_str), lambda: None),
-        ("replan_obligation_id", _optional(_str), lambda: None),
-        ("effect_id", _optional(_str), lambda: None),
-        ("slots", _int(ge=0, le=1000000000), lambda: 0),
-        ("duration_seconds", _optional(_float(ge=0.0, le=32503680000.0)), lambda: None),
-        ("voids_event_id", _optional(_id), lambda: None),
-        ("reason", _optional(_str), lambda: None),
-    ),
-    {},
+        "schema_version",
+        "event_id",
+        "seq",
+        "kind",
+        "at",
+        "goal_id",
+        "agent_id",
+        "todo_id",
+        "turn_instance_id",
+        "replan_obligation_id",
+        "effect_id",
+        "slots",
+        "duration_seconds",
+        "voids_event_id",
+        "reason",
+    )
 )
+_C_LedgerEvent_schema_version = _literal((1,))
+_C_LedgerEvent_seq = _int(ge=1, le=9007199254740991)
+_C_LedgerEvent_kind = frozenset(("spend", "void"))
+_C_LedgerEvent_at = _time(datetime(3100, 1, 1, tzinfo=UTC))
+_C_LedgerEvent_slots = _int(ge=0, le=1000000000)
+_C_LedgerEvent_duration_seconds = _float(ge=0.0, le=32503680000.0)
+
+
+def _model_LedgerEvent(value: Any) -> LedgerEvent:
+    """A lean `LedgerEvent` from parsed JSON, or `Doubt`."""
+    if type(value) is not dict or not _NAMES_LedgerEvent.issuperset(value):
+        raise Doubt
+    out = LedgerEvent.__new__(LedgerEvent)
+    v = value.get("schema_version", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.schema_version = _C_LedgerEvent_schema_version(v)
+    v = value.get("event_id", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.event_id = _id(v)
+    v = value.get("seq", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.seq = _C_LedgerEvent_seq(v)
+    v = value.get("kind", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    if type(v) is not str or v not in _C_LedgerEvent_kind:
+        raise Doubt
+    out.kind = v
+    v = value.get("at", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.at = _C_LedgerEvent_at(v)
+    v = value.get("goal_id", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.goal_id = _id(v)
+    v = value.get("agent_id", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.agent_id = _id(v)
+    v = value.get("todo_id", _REQUIRED)
+    if v is _REQUIRED:
+        out.todo_id = None
+    else:
+        out.todo_id = None if v is None else _id(v)
+    v = value.get("turn_instance_id", _REQUIRED)
+    if v is _REQUIRED:
+        out.turn_instance_id = None
+    else:
+        out.turn_instance_id = None if v is None else _str(v)
+    v = value.get("replan_obligation_id", _REQUIRED)
+    if v is _REQUIRED:
+        out.replan_obligation_id = None
+    else:
+        out.replan_obligation_id = None if v is None else _str(v)
+    v = value.get("effect_id", _REQUIRED)
+    if v is _REQUIRED:
+        out.effect_id = None
+    else:
+        out.effect_id = None if v is None else _str(v)
+    v = value.get("slots", _REQUIRED)
+    if v is _REQUIRED:
+        out.slots = 0
+    else:
+        out.slots = _C_LedgerEvent_slots(v)
+    v = value.get("duration_seconds", _REQUIRED)
+    if v is _REQUIRED:
+        out.duration_seconds = None
+    else:
+        out.duration_seconds = None if v is None else _C_LedgerEvent_duration_seconds(v)
+    v = value.get("voids_event_id", _REQUIRED)
+    if v is _REQUIRED:
+        out.voids_event_id = None
+    else:
+        out.voids_event_id = None if v is None else _id(v)
+    v = value.get("reason", _REQUIRED)
+    if v is _REQUIRED:
+        out.reason = None
+    else:
+        out.reason = None if v is None else _str(v)
+    return out
 
 
 class PhaseRecord(_Lean):
@@ -364,15 +805,30 @@ class PhaseRecord(_Lean):
     __slots__ = ("phase", "at", "receipt")
 
 
-_model_PhaseRecord = _model(
-    PhaseRecord,
-    (
-        ("phase", _str, _REQUIRED),
-        ("at", _time(None), _REQUIRED),
-        ("receipt", _dict(_str, _any), dict),
-    ),
-    {},
-)
+_NAMES_PhaseRecord = frozenset(("phase", "at", "receipt"))
+_C_PhaseRecord_at = _time(None)
+_C_PhaseRecord_receipt = _dict(_str, _any)
+
+
+def _model_PhaseRecord(value: Any) -> PhaseRecord:
+    """A lean `PhaseRecord` from parsed JSON, or `Doubt`."""
+    if type(value) is not dict or not _NAMES_PhaseRecord.issuperset(value):
+        raise Doubt
+    out = PhaseRecord.__new__(PhaseRecord)
+    v = value.get("phase", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.phase = _str(v)
+    v = value.get("at", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.at = _C_PhaseRecord_at(v)
+    v = value.get("receipt", _REQUIRED)
+    if v is _REQUIRED:
+        out.receipt = dict()
+    else:
+        out.receipt = _C_PhaseRecord_receipt(v)
+    return out
 
 
 class TurnJournal(_Lean):
@@ -413,26 +869,107 @@ class TurnJournal(_Lean):
         self.updated_at = at
 
 
-_model_TurnJournal = _model(
-    TurnJournal,
+_NAMES_TurnJournal = frozenset(
     (
-        ("schema_version", _literal((1,)), _REQUIRED),
-        ("turn_key", _str, _REQUIRED),
-        ("goal_id", _str, _REQUIRED),
-        ("agent_id", _str, _REQUIRED),
-        ("identity", _dict(_str, _optional(_str)), _REQUIRED),
-        ("status", _str, lambda: "open"),
-        ("plan", _list(_str), list),
-        ("phases", _list(_model_PhaseRecord), list),
-        ("started_at", _time(None), _REQUIRED),
-        ("updated_at", _time(None), _REQUIRED),
-        ("host_result", _optional(_dict(_str, _any)), lambda: None),
-        ("failure", _optional(_dict(_str, _str)), lambda: None),
-        ("cancel_reason", _optional(_str), lambda: None),
-        ("lease_minutes", _optional(_float(gt=0.0, le=1576800)), lambda: None),
-    ),
-    {"identity": _TurnJournal_whole_identity},
+        "schema_version",
+        "turn_key",
+        "goal_id",
+        "agent_id",
+        "identity",
+        "status",
+        "plan",
+        "phases",
+        "started_at",
+        "updated_at",
+        "host_result",
+        "failure",
+        "cancel_reason",
+        "lease_minutes",
+    )
 )
+_C_TurnJournal_schema_version = _literal((1,))
+_C_TurnJournal_identity = _dict(_str, _optional(_str))
+_C_TurnJournal_plan = _list(_str)
+_C_TurnJournal_phases = _list(_model_PhaseRecord)
+_C_TurnJournal_started_at = _time(None)
+_C_TurnJournal_updated_at = _time(None)
+_C_TurnJournal_host_result = _dict(_str, _any)
+_C_TurnJournal_failure = _dict(_str, _str)
+_C_TurnJournal_lease_minutes = _float(gt=0.0, le=1576800)
+
+
+def _model_TurnJournal(value: Any) -> TurnJournal:
+    """A lean `TurnJournal` from parsed JSON, or `Doubt`."""
+    if type(value) is not dict or not _NAMES_TurnJournal.issuperset(value):
+        raise Doubt
+    out = TurnJournal.__new__(TurnJournal)
+    v = value.get("schema_version", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.schema_version = _C_TurnJournal_schema_version(v)
+    v = value.get("turn_key", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.turn_key = _str(v)
+    v = value.get("goal_id", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.goal_id = _str(v)
+    v = value.get("agent_id", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.agent_id = _str(v)
+    v = value.get("identity", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    try:
+        out.identity = _TurnJournal_whole_identity(TurnJournal, _C_TurnJournal_identity(v))
+    except ValueError:
+        raise Doubt from None
+    v = value.get("status", _REQUIRED)
+    if v is _REQUIRED:
+        out.status = "open"
+    else:
+        out.status = _str(v)
+    v = value.get("plan", _REQUIRED)
+    if v is _REQUIRED:
+        out.plan = list()
+    else:
+        out.plan = _C_TurnJournal_plan(v)
+    v = value.get("phases", _REQUIRED)
+    if v is _REQUIRED:
+        out.phases = list()
+    else:
+        out.phases = _C_TurnJournal_phases(v)
+    v = value.get("started_at", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.started_at = _C_TurnJournal_started_at(v)
+    v = value.get("updated_at", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.updated_at = _C_TurnJournal_updated_at(v)
+    v = value.get("host_result", _REQUIRED)
+    if v is _REQUIRED:
+        out.host_result = None
+    else:
+        out.host_result = None if v is None else _C_TurnJournal_host_result(v)
+    v = value.get("failure", _REQUIRED)
+    if v is _REQUIRED:
+        out.failure = None
+    else:
+        out.failure = None if v is None else _C_TurnJournal_failure(v)
+    v = value.get("cancel_reason", _REQUIRED)
+    if v is _REQUIRED:
+        out.cancel_reason = None
+    else:
+        out.cancel_reason = None if v is None else _str(v)
+    v = value.get("lease_minutes", _REQUIRED)
+    if v is _REQUIRED:
+        out.lease_minutes = None
+    else:
+        out.lease_minutes = None if v is None else _C_TurnJournal_lease_minutes(v)
+    return out
 
 
 class SchedulerEntry(_Lean):
@@ -450,20 +987,70 @@ class SchedulerEntry(_Lean):
     )
 
 
-_model_SchedulerEntry = _model(
-    SchedulerEntry,
+_NAMES_SchedulerEntry = frozenset(
     (
-        ("applied_rrule", _optional(_str), lambda: None),
-        ("paused", _bool, lambda: False),
-        ("fingerprint", _optional(_str), lambda: None),
-        ("unchanged_polls", _int(ge=0, le=9007199254740991), lambda: 0),
-        ("acked_at", _optional(_time(datetime(3100, 1, 1, tzinfo=UTC))), lambda: None),
-        ("failures", _int(ge=0, le=9007199254740991), lambda: 0),
-        ("last_error", _optional(_str), lambda: None),
-        ("failed_at", _optional(_time(datetime(3100, 1, 1, tzinfo=UTC))), lambda: None),
-    ),
-    {},
+        "applied_rrule",
+        "paused",
+        "fingerprint",
+        "unchanged_polls",
+        "acked_at",
+        "failures",
+        "last_error",
+        "failed_at",
+    )
 )
+_C_SchedulerEntry_unchanged_polls = _int(ge=0, le=9007199254740991)
+_C_SchedulerEntry_acked_at = _time(datetime(3100, 1, 1, tzinfo=UTC))
+_C_SchedulerEntry_failures = _int(ge=0, le=9007199254740991)
+_C_SchedulerEntry_failed_at = _time(datetime(3100, 1, 1, tzinfo=UTC))
+
+
+def _model_SchedulerEntry(value: Any) -> SchedulerEntry:
+    """A lean `SchedulerEntry` from parsed JSON, or `Doubt`."""
+    if type(value) is not dict or not _NAMES_SchedulerEntry.issuperset(value):
+        raise Doubt
+    out = SchedulerEntry.__new__(SchedulerEntry)
+    v = value.get("applied_rrule", _REQUIRED)
+    if v is _REQUIRED:
+        out.applied_rrule = None
+    else:
+        out.applied_rrule = None if v is None else _str(v)
+    v = value.get("paused", _REQUIRED)
+    if v is _REQUIRED:
+        out.paused = False
+    else:
+        out.paused = _bool(v)
+    v = value.get("fingerprint", _REQUIRED)
+    if v is _REQUIRED:
+        out.fingerprint = None
+    else:
+        out.fingerprint = None if v is None else _str(v)
+    v = value.get("unchanged_polls", _REQUIRED)
+    if v is _REQUIRED:
+        out.unchanged_polls = 0
+    else:
+        out.unchanged_polls = _C_SchedulerEntry_unchanged_polls(v)
+    v = value.get("acked_at", _REQUIRED)
+    if v is _REQUIRED:
+        out.acked_at = None
+    else:
+        out.acked_at = None if v is None else _C_SchedulerEntry_acked_at(v)
+    v = value.get("failures", _REQUIRED)
+    if v is _REQUIRED:
+        out.failures = 0
+    else:
+        out.failures = _C_SchedulerEntry_failures(v)
+    v = value.get("last_error", _REQUIRED)
+    if v is _REQUIRED:
+        out.last_error = None
+    else:
+        out.last_error = None if v is None else _str(v)
+    v = value.get("failed_at", _REQUIRED)
+    if v is _REQUIRED:
+        out.failed_at = None
+    else:
+        out.failed_at = None if v is None else _C_SchedulerEntry_failed_at(v)
+    return out
 
 
 class SchedulerState(_Lean):
@@ -472,15 +1059,30 @@ class SchedulerState(_Lean):
     __slots__ = ("schema_version", "goal_id", "agents")
 
 
-_model_SchedulerState = _model(
-    SchedulerState,
-    (
-        ("schema_version", _literal((1,)), _REQUIRED),
-        ("goal_id", _id, _REQUIRED),
-        ("agents", _dict(_id, _model_SchedulerEntry), dict),
-    ),
-    {},
-)
+_NAMES_SchedulerState = frozenset(("schema_version", "goal_id", "agents"))
+_C_SchedulerState_schema_version = _literal((1,))
+_C_SchedulerState_agents = _dict(_id, _model_SchedulerEntry)
+
+
+def _model_SchedulerState(value: Any) -> SchedulerState:
+    """A lean `SchedulerState` from parsed JSON, or `Doubt`."""
+    if type(value) is not dict or not _NAMES_SchedulerState.issuperset(value):
+        raise Doubt
+    out = SchedulerState.__new__(SchedulerState)
+    v = value.get("schema_version", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.schema_version = _C_SchedulerState_schema_version(v)
+    v = value.get("goal_id", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.goal_id = _id(v)
+    v = value.get("agents", _REQUIRED)
+    if v is _REQUIRED:
+        out.agents = dict()
+    else:
+        out.agents = _C_SchedulerState_agents(v)
+    return out
 
 
 class RunIndexEntry(_Lean):
@@ -500,22 +1102,78 @@ class RunIndexEntry(_Lean):
     )
 
 
-_model_RunIndexEntry = _model(
-    RunIndexEntry,
+_NAMES_RunIndexEntry = frozenset(
     (
-        ("schema_version", _literal((1,)), _REQUIRED),
-        ("run_id", _str, _REQUIRED),
-        ("at", _str, _REQUIRED),
-        ("agent_id", _id, _REQUIRED),
-        ("todo_id", _optional(_id), lambda: None),
-        ("turn_key", _str, _REQUIRED),
-        ("validation", _literal(("passed", "failed")), _REQUIRED),
-        ("summary", _str, _REQUIRED),
-        ("progress", _literal(("todo_worked", "todos_added", "none")), lambda: "todo_worked"),
-        ("progress_detail", _str, lambda: ""),
-    ),
-    {},
+        "schema_version",
+        "run_id",
+        "at",
+        "agent_id",
+        "todo_id",
+        "turn_key",
+        "validation",
+        "summary",
+        "progress",
+        "progress_detail",
+    )
 )
+_C_RunIndexEntry_schema_version = _literal((1,))
+_C_RunIndexEntry_validation = frozenset(("passed", "failed"))
+_C_RunIndexEntry_progress = frozenset(("todo_worked", "todos_added", "none"))
+
+
+def _model_RunIndexEntry(value: Any) -> RunIndexEntry:
+    """A lean `RunIndexEntry` from parsed JSON, or `Doubt`."""
+    if type(value) is not dict or not _NAMES_RunIndexEntry.issuperset(value):
+        raise Doubt
+    out = RunIndexEntry.__new__(RunIndexEntry)
+    v = value.get("schema_version", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.schema_version = _C_RunIndexEntry_schema_version(v)
+    v = value.get("run_id", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.run_id = _str(v)
+    v = value.get("at", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.at = _str(v)
+    v = value.get("agent_id", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.agent_id = _id(v)
+    v = value.get("todo_id", _REQUIRED)
+    if v is _REQUIRED:
+        out.todo_id = None
+    else:
+        out.todo_id = None if v is None else _id(v)
+    v = value.get("turn_key", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.turn_key = _str(v)
+    v = value.get("validation", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    if type(v) is not str or v not in _C_RunIndexEntry_validation:
+        raise Doubt
+    out.validation = v
+    v = value.get("summary", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.summary = _str(v)
+    v = value.get("progress", _REQUIRED)
+    if v is _REQUIRED:
+        out.progress = "todo_worked"
+    else:
+        if type(v) is not str or v not in _C_RunIndexEntry_progress:
+            raise Doubt
+        out.progress = v
+    v = value.get("progress_detail", _REQUIRED)
+    if v is _REQUIRED:
+        out.progress_detail = ""
+    else:
+        out.progress_detail = _str(v)
+    return out
 
 
 CHECKERS: dict[str, Any] = {

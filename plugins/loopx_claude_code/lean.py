@@ -22,7 +22,6 @@ from loopx_core.models.lean_runtime import (
     _int,
     _list,
     _literal,
-    _model,
     _optional,
     _str,
     _time,
@@ -38,11 +37,20 @@ class StopCounter(_Lean):
     __slots__ = ("blocks",)
 
 
-_model_StopCounter = _model(
-    StopCounter,
-    (("blocks", _int(ge=0, le=1000000), _REQUIRED),),
-    {},
-)
+_NAMES_StopCounter = frozenset(("blocks",))
+_C_StopCounter_blocks = _int(ge=0, le=1000000)
+
+
+def _model_StopCounter(value: Any) -> StopCounter:
+    """A lean `StopCounter` from parsed JSON, or `Doubt`."""
+    if type(value) is not dict or not _NAMES_StopCounter.issuperset(value):
+        raise Doubt
+    out = StopCounter.__new__(StopCounter)
+    v = value.get("blocks", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.blocks = _C_StopCounter_blocks(v)
+    return out
 
 
 CHECKERS: dict[str, Any] = {"StopCounter": _model_StopCounter}
