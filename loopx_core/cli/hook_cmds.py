@@ -120,7 +120,6 @@ def this_loopx() -> str:
     same executable), else this executable's path as one shell word."""
     import os
     import shlex
-    import shutil
     from pathlib import Path
 
     argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
@@ -128,10 +127,42 @@ def this_loopx() -> str:
     if running is None:
         sibling = Path(sys.executable).parent / "loopx"
         running = sibling if sibling.is_file() and os.access(sibling, os.X_OK) else None
-    on_path = shutil.which("loopx")
+    on_path = which("loopx")
     if running is None or (on_path is not None and os.path.samefile(on_path, running)):
         return "loopx"
     return shlex.quote(str(running.absolute()))
+
+
+def which(name: str) -> str | None:
+    """`shutil.which(name)` for a plain command name, without importing shutil (which loads the
+    bz2 and lzma modules) on POSIX; tests/test_claude_hooks.py compares both on generated PATHs."""
+    import os
+
+    if sys.platform == "win32":  # PATHEXT and the current folder: shutil's own rules
+        import shutil
+
+        return shutil.which(name)
+    path = os.environ.get("PATH")
+    if path is None:
+        try:
+            path = os.confstr("CS_PATH")
+        except (AttributeError, ValueError):
+            path = os.defpath
+    if not path:
+        return None
+    seen: set[str] = set()
+    for folder in os.fsdecode(path).split(os.pathsep):
+        if folder in seen:
+            continue
+        seen.add(folder)
+        candidate = os.path.join(folder, name)
+        if (
+            os.path.exists(candidate)
+            and os.access(candidate, os.F_OK | os.X_OK)
+            and not os.path.isdir(candidate)
+        ):
+            return candidate
+    return None
 
 
 def read_payload() -> dict[str, object]:

@@ -11,7 +11,6 @@ module is imported on the hook path (`loopx hook NAME`), which must start fast.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loopx_core.hosts.model import (
@@ -28,6 +27,7 @@ from loopx_core.hosts.model import (
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
+    from pathlib import Path
 
 
 class PackageFolder:

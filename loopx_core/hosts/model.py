@@ -1,10 +1,15 @@
-"""What hosts and the installer exchange: base folders, render contexts, facade files, answers."""
+"""What hosts and the installer exchange: base folders, render contexts, facade files, answers.
+
+Each is a frozen `Record` (hosts/record.py), which behaves as `@dataclass(frozen=True)` without
+importing dataclasses: these values are built on every `loopx hook NAME`.
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal
+
+from loopx_core.hosts.record import Record
 
 Scope = Literal["project", "user"]
 MergeKind = Literal["owned", "json", "toml", "markdown"]
@@ -15,8 +20,7 @@ BASE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 """What a base name looks like (it is stored in the install manifest)."""
 
 
-@dataclass(frozen=True)
-class Base:
+class Base(Record):
     """A folder a host's files live under, named by `FacadeFile.base` (declared in `Host.bases`).
 
     User scope: the first variable of `env` that is set, else `default` under the home folder.
@@ -41,8 +45,7 @@ class Base:
         return f"~/{self.default}" if self.default else "~"
 
 
-@dataclass(frozen=True)
-class RenderContext:
+class RenderContext(Record):
     """Everything a template may use; templates see these as variables (StrictUndefined)."""
 
     host: str
@@ -73,8 +76,7 @@ class RenderContext:
         }
 
 
-@dataclass(frozen=True)
-class FacadeFile:
+class FacadeFile(Record):
     """One file a host facade puts in place.
 
     `merge="owned"`: LoopX owns the whole file. Otherwise the file is shared with the user
@@ -104,16 +106,14 @@ class FacadeFile:
         return f"{self.base}/{self.path}"
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Record):
     """A problem found when reading an installation back."""
 
     path: str
     problem: str
 
 
-@dataclass(frozen=True)
-class HostSteps:
+class HostSteps(Record):
     """What follows an install or uninstall in the host itself (`Host.steps`)."""
 
     notes: tuple[str, ...] = ()
@@ -123,8 +123,7 @@ class HostSteps:
     LoopX runs each whose program is on PATH, and prints the others for the user to run."""
 
 
-@dataclass(frozen=True)
-class HostListing:
+class HostListing(Record):
     """How a host's own CLI shows that LoopX is registered in it (`Host.listing`)."""
 
     argv: tuple[str, ...]
@@ -137,8 +136,7 @@ class HostListing:
     """How long the command may take (some start the servers they list)."""
 
 
-@dataclass(frozen=True)
-class HookCall:
+class HookCall(Record):
     """One `loopx hook NAME` invocation: the host's event payload (stdin JSON) and the selectors."""
 
     payload: dict[str, object]
@@ -151,8 +149,7 @@ class HookCall:
     executable, so instructions a hook hands the agent name a command that runs."""
 
 
-@dataclass(frozen=True)
-class HookAnswer:
+class HookAnswer(Record):
     """What the hook prints on stdout and its exit code (hosts read both)."""
 
     stdout: str = ""

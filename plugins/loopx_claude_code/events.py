@@ -12,7 +12,6 @@ rrule (see docs/heartbeat.md).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import stat
@@ -30,6 +29,14 @@ from loopx_core.store.lean import for_reading
 
 if TYPE_CHECKING:
     from loopx_core.store.base import Store
+
+try:  # the interpreter's own sha256, as models/identity.py: hashlib loads OpenSSL (~2 ms a hook)
+    from _sha256 import sha256  # CPython 3.11
+except ImportError:  # pragma: no cover - CPython 3.12+ names it _sha2; hashlib elsewhere
+    try:
+        from _sha2 import sha256
+    except ImportError:
+        from hashlib import sha256
 
 SURFACE = "claude-code"
 DEFAULT_MAX_BLOCKS = 25
@@ -94,7 +101,7 @@ def history_lines(store: Store, goal_id: str, count: int = HISTORY_RUNS) -> list
 
 def _counter(root: Path, session: str) -> Path:
     # A local file whatever the store: the count is about this machine's Claude session.
-    digest = hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    digest = sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:24]
     return root / STATE_DIR / "hooks" / f"claude-stop-{digest}.json"
 
 

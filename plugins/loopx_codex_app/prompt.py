@@ -14,8 +14,10 @@ def heartbeat_prompt(goal_id: str, agent_id: str, loopx: str) -> str:
     """The prompt for `goal_id` and `agent_id`, `loopx` being how the automation runs LoopX."""
     lx = shlex.quote(loopx)
     should_run = shlex.join(
-        [loopx, "quota", "should-run", "--goal-id", goal_id, "--agent-id", agent_id]
-        + ["--surface", "codex-app", "--current-rrule", "<rrule>"]
+        [
+            *(loopx, "quota", "should-run", "--goal-id", goal_id, "--agent-id", agent_id),
+            *("--surface", "codex-app", "--current-rrule", "<rrule>"),
+        ]
     )
     history = shlex.join([loopx, "history", "--goal-id", goal_id, "--limit", "3"])
     lines = [f"LoopX heartbeat for goal {shlex.quote(goal_id)}, agent {shlex.quote(agent_id)}."]
