@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from loopx_core.errors import ConflictError, NotFoundError
-from loopx_core.kernel.algebra import FailureKind, SettlementFailure
+from loopx_core.kernel.algebra import FailureKind, SettlementFailure, SettlementReceipt
 from loopx_core.models.identity import SettlementIdentity
 from loopx_core.ops import gates, todos
 from loopx_core.ops.lease import hold_lease, lease_todo
@@ -93,9 +93,26 @@ def test_a_todo_another_agent_holds_is_a_conflict_naming_holder_and_expiry(tmp_p
 
     store = build_project(tmp_path)
     assert claim(store, agent="other") is None
-    with pytest.raises(
-        ConflictError, match=r"^todo 't1' is claimed by 'other' until 2026-11-29T12:30:00Z$"
-    ):
+    with pytest.raises(ConflictError, match=r"^todo 't1' is claimed by 'other' until 2026-11-29T12:30:00Z$"):
         claim(store)
     with pytest.raises(NotFoundError, match=r"^todo 'nope' not found in goal 'g'$"):
         claim(store, "nope")
+
+
+def test_a_claim_proves_its_validation_and_its_lease_write(tmp_path: Path) -> None:
+    store = build_project(tmp_path)
+    identity = SettlementIdentity("g", "builder", "t1", "claim-1")
+    result = lease_todo(store, identity, T0, lease_minutes=30)
+    prefix = identity.effect_id[:16]
+    assert len(prefix) == 16
+    assert result.receipts == (
+        SettlementReceipt("validation", f"{prefix}:lease_validation", identity.effect_id, {"todo_id": "t1"}),
+        SettlementReceipt(
+            "durable_writeback",
+            f"{prefix}:lease_write",
+            identity.effect_id,
+            {"todo_id": "t1", "lease_expires_at": (T0 + timedelta(minutes=30)).isoformat()},
+        ),
+    )
+    assert result.effects == ("lease:t1",)
+    assert result.failure is None
