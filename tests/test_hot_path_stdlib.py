@@ -36,6 +36,7 @@ REMOVED = {
 REMOVED_LOOPX = {
     "loopx_core.effects.lens": "decide/layers.py imports kernel.results only for an open turn",
     "loopx_core.kernel.results": "as the lens",
+    "loopx_core.kernel.algebra": "a tick lists the plan: loopx_core.kernel.plan, not the result algebra",
 }
 """LoopX modules a plain tick (no open turn) must not import."""
 DATACLASSES = ("dataclasses", "inspect", "ast", "dis", "tokenize")

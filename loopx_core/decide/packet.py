@@ -11,7 +11,7 @@ from loopx_core.decide.assess import Assessment, Inputs, assess
 from loopx_core.decide.layers import Decision, run_layers
 from loopx_core.errors import NotFoundError, StateInvalidError
 from loopx_core.ids import check_id
-from loopx_core.kernel.algebra import build_plan
+from loopx_core.kernel.plan import build_plan
 from loopx_core.models.identity import SettlementIdentity
 from loopx_core.quota import compute_usage, lookback
 
