@@ -310,3 +310,24 @@ def test_host_modules_import_no_slow_module(module: str) -> None:
     code = f"import sys, json, {module}\nprint(json.dumps(sorted(m for m in {SLOW!r} if m in sys.modules)))\n"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(loaded) == []
+
+
+@given(
+    surface=st.sampled_from(sorted(builtin.HOSTS)),
+    hint=st.fixed_dictionaries(
+        {}, optional={"recommended_rrule": st.none() | st.just("FREQ=HOURLY"), "fingerprint": st.just("f1")}
+    ),
+)
+@settings(max_examples=60, deadline=None)
+def test_a_lean_hosts_packet_hints_are_the_registrys(surface: str, hint: dict[str, object]) -> None:
+    """What `host_hints` could merge without pluggy (rules.merge_hints on the lean host) is what
+    manager.packet_hints merges."""
+    from loopx_core.hosts.manager import packet_hints
+    from loopx_core.hosts.rules import merge_hints
+
+    packets = [{"goal_id": "g", "agent_id": "a", "scheduler_hint": dict(hint)} for _ in range(2)]
+    packet_hints(get_plugin_manager(), surface, packets[0])
+    lean = builtin.named_host(surface)
+    assert lean is not None
+    merge_hints(lean, packets[1])
+    assert packets[0] == packets[1]

@@ -23,7 +23,7 @@ from loopx_core.errors import UsageError
 from loopx_core.hosts import hookspecs
 from loopx_core.hosts.host import Host
 from loopx_core.hosts.model import Base
-from loopx_core.hosts.rules import check_bases, plugin_call, selection, shape_problem
+from loopx_core.hosts.rules import check_bases, merge_hints, plugin_call, selection, shape_problem
 
 ENTRY_POINT_GROUP = "loopx"
 
@@ -142,14 +142,8 @@ def declared_bases(pm: pluggy.PluginManager) -> list[Base]:
 def packet_hints(pm: pluggy.PluginManager, surface: str, packet: dict[str, Any]) -> None:
     """Merge the host's hints for `surface` into `packet["scheduler_hint"][surface_key]`."""
     known = hosts(pm)
-    if surface not in known:
-        return
-    with plugin_call(surface, "hints"):
-        hints = known[surface].hints(packet)
-        if hints is not None and not isinstance(hints, dict):
-            raise TypeError(f"hints() returned {type(hints).__name__}, not a dict")
-    if hints:
-        packet["scheduler_hint"].setdefault(surface.replace("-", "_"), {}).update(hints)
+    if surface in known:
+        merge_hints(known[surface], packet)
 
 
 def notice_sinks(pm: pluggy.PluginManager) -> list[Any]:

@@ -60,6 +60,16 @@ def check_bases(found: dict[str, Host]) -> None:
                 raise UsageError(f"the base {base.name!r} is declared by both {owner[base.name]} and {name}")
 
 
+def merge_hints(h: Host, packet: dict[str, Any]) -> None:
+    """Merge host `h`'s hints for a should-run packet into `packet["scheduler_hint"][its key]`."""
+    with plugin_call(h.name, "hints"):
+        hints = h.hints(packet)
+        if hints is not None and not isinstance(hints, dict):
+            raise TypeError(f"hints() returned {type(hints).__name__}, not a dict")
+    if hints:
+        packet["scheduler_hint"].setdefault(h.name.replace("-", "_"), {}).update(hints)
+
+
 @contextlib.contextmanager
 def plugin_call(who: str, what: str) -> Iterator[None]:
     """Around a call into plugin code: a host's refusal (ValueError) is a usage error (exit 2), any
