@@ -104,3 +104,39 @@ def test_the_toolkit_imports_no_dataclasses() -> None:
         json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, check=True).stdout)
         is False
     )
+
+
+def _child(record: bool) -> type:
+    """`Child(Parent)` with fields x, y=2 then z=3: Records, or frozen dataclasses (same qualnames)."""
+    if record:
+
+        class Parent(Record):
+            x: int
+            y: int = 2
+
+        class Child(Parent):
+            z: int = 3
+
+        return Child
+
+    @dataclasses.dataclass(frozen=True)
+    class Parent:  # type: ignore[no-redef]
+        x: int
+        y: int = 2
+
+    @dataclasses.dataclass(frozen=True)
+    class Child(Parent):  # type: ignore[no-redef]
+        z: int = 3
+
+    return Child
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [((1,), {}), ((1, 5, 6), {}), ((), {"z": 9, "x": 0}), ((1, 2, 3, 4), {}), ((), {"z": 1})],
+)
+def test_a_subclass_adds_its_fields_after_its_parents(
+    args: tuple[int, ...], kwargs: dict[str, object]
+) -> None:
+    """As a frozen dataclass subclass: the parent's fields first, then its own (defaults kept)."""
+    assert _outcome(_child(True), list(args), kwargs) == _outcome(_child(False), list(args), kwargs)

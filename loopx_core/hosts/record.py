@@ -28,7 +28,9 @@ class Record:
     _fields: tuple[str, ...] = ()
 
     def __init_subclass__(cls) -> None:
-        own = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (inspect is what this avoids)
+        own = cls.__dict__.get("__annotations__")  # noqa: RUF063 (inspect is what this avoids)
+        if own is None:  # no annotations of its own, or Python 3.14's lazy ones
+            own = getattr(cls, "__annotations__", {})
         cls._fields = (*cls._fields, *(name for name in own if name not in cls._fields))
         cls.__match_args__ = cls._fields
 
