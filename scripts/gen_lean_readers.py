@@ -42,6 +42,7 @@ from loopx_core.models.ledger import LedgerEvent  # noqa: E402
 from loopx_core.models.registry import Registry  # noqa: E402
 from loopx_core.models.runs import RunIndexEntry  # noqa: E402
 from loopx_core.models.scheduler import SchedulerState  # noqa: E402
+from loopx_core.store.config import StoreConfig  # noqa: E402
 
 sys.path.insert(0, str(REPO / "plugins"))
 from loopx_claude_code.models import StopCounter  # noqa: E402
@@ -54,6 +55,7 @@ ROOTS: tuple[type[BaseModel], ...] = (
     TurnJournal,
     SchedulerState,
     RunIndexEntry,
+    StoreConfig,
 )
 """The files the hot path reads; every model they contain is generated too."""
 LINE_MODELS: tuple[type[BaseModel], ...] = (LedgerEvent,)

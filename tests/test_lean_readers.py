@@ -37,6 +37,7 @@ IDENTITY = {
     "replan_obligation_id": None,
 }
 SEEDS: dict[str, dict[str, Any]] = {
+    "StoreConfig": {"schema_version": 1, "store": "postgresql://db.example/loopx?sslmode=require"},
     "Registry": {
         "schema_version": 1,
         "goals": {

@@ -1176,6 +1176,32 @@ def _model_RunIndexEntry(value: Any) -> RunIndexEntry:
     return out
 
 
+class StoreConfig(_Lean):
+    """`.loopx/store.json`: the store this project's state lives in. (lean twin of `loopx_core.store.config.StoreConfig`)."""
+
+    __slots__ = ("schema_version", "store")
+
+
+_NAMES_StoreConfig = frozenset(("schema_version", "store"))
+_C_StoreConfig_schema_version = _literal((1,))
+
+
+def _model_StoreConfig(value: Any) -> StoreConfig:
+    """A lean `StoreConfig` from parsed JSON, or `Doubt`."""
+    if type(value) is not dict or not _NAMES_StoreConfig.issuperset(value):
+        raise Doubt
+    out = StoreConfig.__new__(StoreConfig)
+    v = value.get("schema_version", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.schema_version = _C_StoreConfig_schema_version(v)
+    v = value.get("store", _REQUIRED)
+    if v is _REQUIRED:
+        raise Doubt
+    out.store = _str(v)
+    return out
+
+
 CHECKERS: dict[str, Any] = {
     "QuotaPolicy": _model_QuotaPolicy,
     "GoalEntry": _model_GoalEntry,
@@ -1192,6 +1218,7 @@ CHECKERS: dict[str, Any] = {
     "SchedulerEntry": _model_SchedulerEntry,
     "SchedulerState": _model_SchedulerState,
     "RunIndexEntry": _model_RunIndexEntry,
+    "StoreConfig": _model_StoreConfig,
 }
 """Each model's checker by name: `CHECKERS[name](parsed_json)` is a lean object or raises `Doubt`."""
 

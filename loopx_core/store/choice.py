@@ -4,7 +4,7 @@
 is written by `loopx init --store` and `loopx store migrate`; it never holds a credential
 (a DSN with a password is refused before anything is written). `LOOPX_STORE` overrides it
 for one process: `files`, or a DSN. psycopg is imported only when a DSN is chosen, and
-pydantic only when a `store.json` is there to validate, so the file store's hot path loads
+pydantic only when a `store.json` is one the lean reader doubts, so the hot path loads
 neither.
 """
 
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from loopx_core.errors import NotFoundError, UsageError
 from loopx_core.store import dsn as dsns
-from loopx_core.store.atomic import atomic_write_bytes, read_model
+from loopx_core.store.atomic import atomic_write_bytes
 from loopx_core.store.files import STATE_DIR, FileStore
 
 if TYPE_CHECKING:
@@ -103,13 +103,14 @@ def recorded(root: Path) -> str:
 
 
 def _read_config(root: Path) -> StoreConfig:
-    """`.loopx/store.json`, validated; `NotFoundError` (before pydantic loads) when there is none."""
+    """`.loopx/store.json`, validated (by the generated lean reader, pydantic on doubt);
+    `NotFoundError` when there is none."""
     path = config_path(root)
     if not path.exists() and not path.is_symlink():
         raise NotFoundError(f"store choice not found at {STATE_DIR}/{CONFIG_FILE}")
-    from loopx_core.store.config import StoreConfig
+    from loopx_core.store.lean import read_file
 
-    return read_model(path, StoreConfig, what="store choice", root=root)
+    return read_file(path, "StoreConfig", what="store choice", root=root)  # type: ignore[no-any-return]
 
 
 _SHARED: dict[tuple[Path, str], Store] = {}

@@ -29,6 +29,7 @@ MODEL_MODULES = {
     "TurnJournal": "loopx_core.models.journal",
     "SchedulerState": "loopx_core.models.scheduler",
     "RunIndexEntry": "loopx_core.models.runs",
+    "StoreConfig": "loopx_core.store.config",
 }
 """The pydantic model behind each file a lean read may return."""
 
@@ -157,7 +158,11 @@ class LeanFileStore:
 
 
 def for_reading(store: Any) -> Any:
-    """`store` for a tick's reads: a file store through the lean readers, any other as it is."""
+    """`store` for a tick's reads: a file store through the lean readers, another store through
+    its own `lean_reads()` if it has one (PostgreSQL's), any other as it is."""
     if isinstance(store, LeanFileStore):
         return store
-    return LeanFileStore(store) if store.label == "files" else store
+    if store.label == "files":
+        return LeanFileStore(store)
+    lean_reads = getattr(store, "lean_reads", None)
+    return store if lean_reads is None else lean_reads()

@@ -14,8 +14,9 @@ from loopx_core.models import GoalState, LedgerEvent, Registry
 from loopx_core.models.journal import TurnJournal
 from loopx_core.models.runs import RunIndexEntry
 from loopx_core.models.scheduler import SchedulerState
+from loopx_core.store.postgres.documents import validated
 from loopx_core.store.postgres.schema import TABLES
-from loopx_core.store.postgres.store import MIGRATE_LOCK, REGISTRY_LOCK, PostgresStore, goal_key, validated
+from loopx_core.store.postgres.store import MIGRATE_LOCK, REGISTRY_LOCK, PostgresStore, goal_key
 from loopx_core.store.snapshot import GoalDump, Snapshot, event_line, history_line, record_json
 
 Conn = Any

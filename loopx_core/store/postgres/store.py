@@ -6,6 +6,9 @@ ledger events and history lines are rows of append-only tables with a unique con
 per receipt (one spend per turn instance, one void per spend, one history line per run).
 Locks, retries and transactions: `session`. The project folder keeps only what is local to
 the machine (`.loopx/store.json` naming this store, host hook state).
+
+pydantic and the models load on a write or a validated read only: a tick reads through
+`lean_reads()`, the generated lean readers (`loopx_core.store.lean`), as the file store's does.
 """
 
 from __future__ import annotations
@@ -15,27 +18,28 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import psycopg
 from psycopg import errors as pg_errors
-from pydantic import BaseModel, ValidationError
 
 from loopx_core.errors import ConflictError, NotFoundError, SchemaUnsupportedError
 from loopx_core.faults import race_window
 from loopx_core.ids import check_id
-from loopx_core.models import SCHEMA_VERSION, GoalState, LedgerEvent, Registry
-from loopx_core.models.journal import TurnJournal, check_turn_key
-from loopx_core.models.runs import RunIndexEntry
-from loopx_core.models.scheduler import SchedulerState
-from loopx_core.store.atomic import explain
+from loopx_core.models.constants import SCHEMA_VERSION
+from loopx_core.models.identity import check_turn_key
 from loopx_core.store.files import STATE_DIR
+from loopx_core.store.postgres.documents import LeanPostgresReads, empty_scheduler, parsed
 from loopx_core.store.postgres.schema import LATEST, MIGRATIONS
 from loopx_core.store.postgres.session import Connections, Session
-from loopx_core.store.snapshot import event_line, history_line, record_json
+
+if TYPE_CHECKING:
+    from loopx_core.models import GoalState, LedgerEvent, Registry
+    from loopx_core.models.journal import TurnJournal
+    from loopx_core.models.runs import RunIndexEntry
+    from loopx_core.models.scheduler import SchedulerState
 
 T = TypeVar("T")
-M = TypeVar("M", bound=BaseModel)
 Conn = psycopg.Connection[Any]
 
 REGISTRY_LOCK = ":registry"
@@ -56,6 +60,10 @@ class PostgresStore:
         self.label = shown
         self.session = Session(Connections(dsn, shown, pooled=pooled))
         self._schema_checked = False
+
+    def lean_reads(self) -> LeanPostgresReads:
+        """This store's reads for a tick, through the lean readers (pydantic only on doubt)."""
+        return LeanPostgresReads(self)
 
     def close(self) -> None:
         """Close this store's connections."""
@@ -125,6 +133,8 @@ class PostgresStore:
 
     def init(self) -> bool:
         """Create (or bring forward) the schema and an empty registry; False if one exists."""
+        from loopx_core.models import Registry
+
         self.migrate_schema()
         empty = Registry(schema_version=SCHEMA_VERSION).model_dump_json()
 
@@ -137,18 +147,22 @@ class PostgresStore:
         return self.session.write([REGISTRY_LOCK], create)
 
     # -- documents ---------------------------------------------------------------------
-    def _doc(self, sql: str, params: tuple[Any, ...], model: type[M], what: str) -> M:
+    def _doc(self, sql: str, params: tuple[Any, ...], name: str, what: str, *, lean: bool = False) -> Any:
+        """The one document `sql` selects, as model `name` (or its lean twin)."""
         self._ready()
         row = self.session.read(lambda c: c.execute(sql, params).fetchone())  # type: ignore[arg-type]
         if row is None:
             raise NotFoundError(f"{what} not found in the store {self.label}")
-        return validated(row[0], model, what, self.label)
+        return parsed(row[0], name, what, self.label, lean=lean)
 
     # -- registry ----------------------------------------------------------------------
     def read_registry(self) -> Registry:
         """The registry, validated."""
+        return self._registry(lean=False)  # type: ignore[no-any-return]
+
+    def _registry(self, *, lean: bool) -> Any:
         try:
-            return self._doc("SELECT doc::text FROM loopx_registry", (), Registry, "registry")
+            return self._doc("SELECT doc::text FROM loopx_registry", (), "Registry", "registry", lean=lean)
         except NotFoundError:
             raise NotFoundError(
                 f"no LoopX state in the store {self.label}: run `loopx init --store ...` first"
@@ -170,11 +184,15 @@ class PostgresStore:
     # -- goal state --------------------------------------------------------------------
     def read_goal(self, goal_id: str) -> GoalState:
         """A goal's state, validated."""
+        return self._goal(goal_id, lean=False)  # type: ignore[no-any-return]
+
+    def _goal(self, goal_id: str, *, lean: bool) -> Any:
         return self._doc(
             "SELECT doc::text FROM loopx_goals WHERE goal_id = %s",
             (check_id("goal", goal_id),),
-            GoalState,
+            "GoalState",
             f"state of goal {goal_id!r}",
+            lean=lean,
         )
 
     def create_goal(self, state: GoalState) -> None:
@@ -230,16 +248,20 @@ class PostgresStore:
     # -- scheduler ---------------------------------------------------------------------
     def read_scheduler(self, goal_id: str) -> SchedulerState:
         """The goal's scheduler state, validated (empty if no host reported yet)."""
+        return self._scheduler(goal_id, lean=False)  # type: ignore[no-any-return]
+
+    def _scheduler(self, goal_id: str, *, lean: bool) -> Any:
         try:
             return self._doc(
                 "SELECT doc::text FROM loopx_scheduler WHERE goal_id = %s",
                 (check_id("goal", goal_id),),
-                SchedulerState,
+                "SchedulerState",
                 "scheduler state",
+                lean=lean,
             )
         except NotFoundError:
             self._ready()
-            return SchedulerState(schema_version=1, goal_id=goal_id)
+            return empty_scheduler(goal_id, lean=lean)
 
     def write_scheduler(self, state: SchedulerState) -> None:
         """Write the goal's scheduler state (goal lock held)."""
@@ -256,12 +278,16 @@ class PostgresStore:
     # -- turn journals -----------------------------------------------------------------
     def read_journal(self, goal_id: str, turn_key: str) -> TurnJournal:
         """A turn journal (missing: `NotFoundError`; malformed: `StateInvalidError`)."""
+        return self._journal(goal_id, turn_key, lean=False)  # type: ignore[no-any-return]
+
+    def _journal(self, goal_id: str, turn_key: str, *, lean: bool) -> Any:
         check_turn_key(turn_key)
         return self._doc(
             "SELECT doc::text FROM loopx_journals WHERE goal_id = %s AND turn_key = %s",
             (check_id("goal", goal_id), turn_key),
-            TurnJournal,
+            "TurnJournal",
             "turn journal",
+            lean=lean,
         )
 
     def has_journal(self, goal_id: str, turn_key: str) -> bool:
@@ -303,26 +329,32 @@ class PostgresStore:
             row = conn.execute(
                 "SELECT body::text FROM loopx_events WHERE goal_id = %s ORDER BY seq DESC LIMIT 1", (goal_id,)
             ).fetchone()
-            last = validated(row[0], LedgerEvent, "a line of the ledger", self.label) if row else None
+            last = parsed(row[0], "LedgerEvent", "a line of the ledger", self.label) if row else None
             event = build((last.seq + 1) if last else 1, last)
             race_window()
             if last is not None and event.at < last.at:
                 event = event.model_copy(update={"at": last.at})  # keep the ledger ordered by time
+            from loopx_core.store.snapshot import event_line
+
             insert_event(conn, goal_id, event, event_line(event))
             return event
 
         return self.session.write([goal_key(goal_id)], body)
 
-    def _events(self, sql: str, params: tuple[Any, ...]) -> list[LedgerEvent]:
+    def _events(self, sql: str, params: tuple[Any, ...], *, lean: bool = False) -> list[LedgerEvent]:
         self._ready()
         rows = self.session.read(lambda c: c.execute(sql, params).fetchall())  # type: ignore[arg-type]
-        return [validated(r[0], LedgerEvent, "a line of the ledger", self.label) for r in rows]
+        return [parsed(r[0], "LedgerEvent", "a line of the ledger", self.label, lean=lean) for r in rows]
 
     def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:
         """Ledger events at or after `since`, oldest first."""
+        return self._since(goal_id, since, lean=False)
+
+    def _since(self, goal_id: str, since: datetime, *, lean: bool) -> list[Any]:
         return self._events(
             "SELECT body::text FROM loopx_events WHERE goal_id = %s AND at >= %s ORDER BY seq",
             (check_id("goal", goal_id), since),
+            lean=lean,
         )
 
     def ledger_all(self, goal_id: str) -> list[LedgerEvent]:
@@ -361,6 +393,8 @@ class PostgresStore:
 
     def record_run(self, goal_id: str, record: dict[str, Any], markdown: str, entry: RunIndexEntry) -> None:
         """Store the run record (JSON and Markdown) and add `entry` to the history once."""
+        from loopx_core.store.snapshot import history_line
+
         self._ready()
         check_id("goal", goal_id)
 
@@ -375,13 +409,15 @@ class PostgresStore:
 
     def read_history(self, goal_id: str, *, last: int | None = None) -> list[RunIndexEntry]:
         """The run history (only its `last` entries if given), oldest first."""
+        return self._history(goal_id, last, lean=False)
+
+    def _history(self, goal_id: str, last: int | None, *, lean: bool) -> list[Any]:
         self._ready()
         sql = "SELECT entry::text FROM loopx_run_index WHERE goal_id = %s ORDER BY position DESC LIMIT %s"
         params = (check_id("goal", goal_id), last if last is None or last >= 0 else 0)
         rows = self.session.read(lambda c: c.execute(sql, params).fetchall())
-        return [
-            validated(r[0], RunIndexEntry, "a line of the run history", self.label) for r in reversed(rows)
-        ]
+        what = "a line of the run history"
+        return [parsed(r[0], "RunIndexEntry", what, self.label, lean=lean) for r in reversed(rows)]
 
     def read_run(self, goal_id: str, run_id: str) -> dict[str, Any]:
         """One run's full record, as written at its durable writeback."""
@@ -419,6 +455,8 @@ def insert_event(conn: Conn, goal_id: str, event: LedgerEvent, body: str) -> Non
 
 def upsert_run(conn: Conn, goal_id: str, run_id: str, record: dict[str, Any], markdown: str) -> None:
     """A run record (a retried writeback rewrites the record, never the history)."""
+    from loopx_core.store.snapshot import record_json
+
     conn.execute(
         "INSERT INTO loopx_runs (goal_id, run_id, record, markdown) VALUES (%s, %s, %s::json, %s) "
         "ON CONFLICT (goal_id, run_id) DO UPDATE SET record = EXCLUDED.record, markdown = EXCLUDED.markdown",
@@ -444,11 +482,3 @@ def _version(conn: Conn) -> int | None:
         conn.execute("ROLLBACK TO SAVEPOINT loopx_version")
         return None
     return int(row[0]) if row else None
-
-
-def validated(text: str, model: type[M], what: str, where: str) -> M:
-    """A stored document through its model (another schema_version: exit 8, left unchanged)."""
-    try:
-        return model.model_validate_json(text)
-    except ValidationError as exc:
-        raise explain(f"{where} ({what})", text.encode(), what, exc) from None

@@ -1,0 +1,145 @@
+"""A tick on the PostgreSQL store reads through the lean readers: no pydantic, same answers.
+
+`PostgresStore.lean_reads()` parses each row as the file store's lean reads parse each file
+(the generated readers of `loopx_core.models.lean`, pydantic on doubt), so should-run on a
+team store loads no pydantic, and every row the models accept or refuse, the lean reads
+accept or refuse alike, with the same error.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from loopx_core.models import lean
+from loopx_core.models.scheduler import SchedulerState
+from loopx_core.ops import goals, todos
+from loopx_core.store.choice import open_target, record
+from loopx_core.store.lean import for_reading, from_model
+from loopx_core.store.postgres import PostgresStore
+from loopx_core.store.postgres.documents import LeanPostgresReads
+from tests.builders import settle_turn
+from tests.conftest import T0, T0_ISO
+from tests.pg import Cluster, cluster_fixture  # noqa: F401  (the session fixture pg_cluster)
+
+FLOOR = ("pydantic", "pydantic_core", "typer", "click", "jinja2", "rich", "mcp", "pluggy")
+
+
+@pytest.fixture
+def team(tmp_path: Path, pg_cluster: Cluster) -> Iterator[tuple[Path, str, PostgresStore]]:
+    """A busy team store: a spent turn still open (ledger, journal, run history), a scheduler entry."""
+    dsn = pg_cluster.fresh_schema()
+    store = open_target(tmp_path, dsn)
+    assert isinstance(store, PostgresStore)
+    store.init()
+    goals.add_goal(store, "g", "Objective", T0)
+    goals.register_agent(store, "builder", ["python"], T0)
+    for n in range(3):
+        todos.add_todo(store, "g", f"Todo {n + 1}", T0)
+    settle_turn(store, "builder", "t1")  # type: ignore[arg-type]  # spent, its closeout still open
+    store.write_scheduler(SchedulerState.model_validate({"schema_version": 1, "goal_id": "g"}))
+    record(tmp_path, dsn)
+    yield tmp_path, dsn, store
+    store.close()
+
+
+def test_a_tick_on_a_team_store_imports_no_pydantic(team: tuple[Path, str, PostgresStore]) -> None:
+    root, _, _ = team
+    code = (
+        "import sys, json\n"
+        "from loopx_core.cli.entry import main\n"
+        "try:\n"
+        f"    main(['--root', {str(root)!r}, 'quota', 'should-run', '-g', 'g', '-a', 'builder', '-f', 'json'])\n"
+        "except SystemExit as done:\n"
+        "    code = done.code\n"
+        f"print(json.dumps([code, sorted({{m.split('.')[0] for m in sys.modules}} & set({FLOOR!r}))]), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root)},
+        check=True,
+    )
+    exit_code, heavy = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert json.loads(proc.stdout)["store"].startswith("postgresql://")
+    assert (exit_code, heavy) == (0, [])
+
+
+def test_a_tick_reads_a_team_store_the_lean_way(team: tuple[Path, str, PostgresStore]) -> None:
+    _, _, store = team
+    reads = for_reading(store)
+    assert isinstance(reads, LeanPostgresReads)
+    assert for_reading(reads) is reads
+    assert (reads.root, reads.label) == (store.root, store.label)
+
+
+def outcome(read: Callable[[], Any]) -> tuple[str, Any]:
+    """What a read gives: its error (type and one line), or its value as plain data."""
+    try:
+        value = read()
+    except Exception as error:
+        return type(error).__name__, str(error)
+    if isinstance(value, list):
+        return "ok", [lean.dump(v if isinstance(v, lean._Lean) else from_model(v)) for v in value]
+    return "ok", lean.dump(value if isinstance(value, lean._Lean) else from_model(value))
+
+
+DAMAGE: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "as-is": lambda doc: doc,
+    "newer-schema": lambda doc: {**doc, "schema_version": 2},
+    "no-schema": lambda doc: {k: v for k, v in doc.items() if k != "schema_version"},
+    "unknown-field": lambda doc: {**doc, "surprise": True},
+    "not-an-object": lambda doc: [doc],
+    "a-string": lambda doc: "text",
+    "bad-goal-id": lambda doc: {**doc, "goal_id": "../up"},
+}
+ROWS: dict[str, tuple[str, str]] = {
+    "registry": ("loopx_registry", "doc"),
+    "goal": ("loopx_goals", "doc"),
+    "scheduler": ("loopx_scheduler", "doc"),
+    "journal": ("loopx_journals", "doc"),
+    "ledger": ("loopx_events", "body"),
+    "history": ("loopx_run_index", "entry"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+@pytest.mark.parametrize("kind", sorted(ROWS))
+def test_lean_and_validated_reads_accept_and_refuse_the_same_rows(
+    team: tuple[Path, str, PostgresStore], kind: str, damage: str
+) -> None:
+    _, dsn, store = team
+    table, column = ROWS[kind]
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("SET session_replication_role = replica")  # past the append-only triggers
+        for (doc,) in conn.execute(f"SELECT {column}::text FROM {table}").fetchall():  # type: ignore[call-overload]
+            changed = json.dumps(DAMAGE[damage](json.loads(doc)))
+            conn.execute(f"UPDATE {table} SET {column} = %s::json WHERE {column}::text = %s", (changed, doc))  # type: ignore[call-overload]
+    turn_key = store.read_goal("g").open_turns["builder"] if kind != "goal" else None
+    lean_reads = store.lean_reads()
+    reads: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {
+        "registry": (store.read_registry, lean_reads.read_registry),
+        "goal": (lambda: store.read_goal("g"), lambda: lean_reads.read_goal("g")),
+        "scheduler": (lambda: store.read_scheduler("g"), lambda: lean_reads.read_scheduler("g")),
+        "journal": (
+            lambda: store.read_journal("g", turn_key),  # type: ignore[arg-type]
+            lambda: lean_reads.read_journal("g", turn_key),  # type: ignore[arg-type]
+        ),
+        "ledger": (lambda: store.ledger_since("g", T0), lambda: lean_reads.ledger_since("g", T0)),
+        "history": (lambda: store.read_history("g"), lambda: lean_reads.read_history("g", last=None)),
+    }
+    validated, lean_read = reads[kind]
+    expected = outcome(validated)
+    assert outcome(lean_read) == expected
+    if damage == "as-is":
+        assert expected[0] == "ok"
+    elif damage in ("newer-schema", "no-schema", "not-an-object", "a-string", "unknown-field"):
+        assert expected[0] != "ok"
