@@ -28,6 +28,10 @@ from loopx_core.hosts import Host, RenderContext, builtin, markers
 from loopx_core.hosts.manager import events, get_plugin_manager, hosts, registry
 
 REPO = Path(__file__).resolve().parents[1]
+PLUGINS: dict[str, str] = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["entry-points"][
+    "loopx"
+]
+"""The built-in entry points, as pyproject.toml declares them (the core's code names none)."""
 settings_fs = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -50,21 +54,29 @@ def _metadata_entry_points(path: list[str] | None = None) -> list[tuple[str, str
     return [(ep.name, ep.value) for dist in dists for ep in dist.entry_points if ep.group == "loopx"]
 
 
-def test_the_plugins_are_pyprojects_entry_points() -> None:
+def test_the_distribution_and_its_plugins_are_pyprojects() -> None:
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    assert project["entry-points"]["loopx"] == builtin.PLUGINS
+    assert project["name"].replace("-", "_").replace(".", "_").lower() == builtin.DISTRIBUTION
+    assert sorted(builtin.builtin_entry_points() or []) == sorted(PLUGINS.values())
 
 
 def test_the_installed_entry_points_are_the_builtin_ones() -> None:
     assert sorted(builtin.entry_points(sys.path) or []) == sorted(_metadata_entry_points())
-    assert sorted(_metadata_entry_points()) == sorted(builtin.PLUGINS.items())
-    assert builtin.only_builtins()
+    assert sorted(_metadata_entry_points()) == sorted(PLUGINS.items())
 
 
-def test_hosts_and_events_are_the_registrys() -> None:
-    pm = get_plugin_manager()
-    assert {name: entry.plugin for name, entry in registry(pm).items()} == builtin.HOSTS
-    assert {event: h.name for event, h in events(pm).items()} == builtin.EVENTS
+def test_the_hook_names_are_the_specs() -> None:
+    from loopx_core.hosts import hookspecs
+
+    specs = [name for name in vars(hookspecs) if getattr(getattr(hookspecs, name), "loopx_spec", None)]
+    assert sorted(specs) == sorted(markers.HOOK_NAMES)
+
+
+def test_the_events_are_the_registrys() -> None:
+    every = builtin.every_host()
+    assert every is not None
+    lean = {event: h.name for h in every.values() for event in h.events}
+    assert lean == {event: h.name for event, h in events(get_plugin_manager()).items()}
 
 
 def _same(lean: Host, full: Host) -> bool:
@@ -97,7 +109,7 @@ def test_a_name_no_builtin_owns_goes_to_pluggy(name: str) -> None:
 def test_a_plugin_selection_goes_to_pluggy(monkeypatch: pytest.MonkeyPatch, value: str, lean: bool) -> None:
     """Any name in LOOPX_PLUGINS (even all of them): pluggy decides; blank is no selection."""
     monkeypatch.setenv("LOOPX_PLUGINS", value)
-    assert builtin.only_builtins() is lean
+    assert (builtin.builtin_entry_points() is not None) is lean
     assert (builtin.event_host("claude-stop") is not None) is lean
     assert (builtin.every_host() is not None) is lean
 
@@ -116,7 +128,7 @@ def test_another_metadata_finder_goes_to_pluggy(monkeypatch: pytest.MonkeyPatch)
             return []
 
     monkeypatch.setattr(sys, "meta_path", [Finder(), *sys.meta_path])
-    assert not builtin.only_builtins() and builtin.event_host("claude-stop") is None
+    assert builtin.builtin_entry_points() is None and builtin.event_host("claude-stop") is None
 
 
 def _dist(site: Path, name: str, entry_points: str | bytes | None) -> None:
@@ -145,7 +157,7 @@ def test_another_distribution_goes_to_pluggy(
 ) -> None:
     _dist(tmp_path, "orbit_host", entry_points)
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert not builtin.only_builtins()
+    assert builtin.builtin_entry_points() is None
     assert builtin.event_host("claude-stop") is None and builtin.every_host() is None
 
 
@@ -155,7 +167,7 @@ def test_an_unrelated_distribution_keeps_the_lean_path(
     _dist(tmp_path, "tool", "[console_scripts]\ntool = tool:main\n[pytest11]\nx = tool.plugin\n")
     _dist(tmp_path, "bare", None)
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert builtin.only_builtins() and builtin.event_host("claude-stop") is not None
+    assert builtin.builtin_entry_points() is not None and builtin.event_host("claude-stop") is not None
 
 
 def test_a_zip_or_an_egg_on_the_path_goes_to_pluggy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -168,7 +180,7 @@ def test_a_zip_or_an_egg_on_the_path_goes_to_pluggy(tmp_path: Path, monkeypatch:
     (egg / "EGG-INFO").mkdir(parents=True)
     assert builtin.entry_points([str(egg)]) is None
     monkeypatch.syspath_prepend(str(archive))
-    assert not builtin.only_builtins()
+    assert builtin.builtin_entry_points() is None
 
 
 NAMES = st.sampled_from(["orbit", "claude-code", "x.y", "a b", "", "=", "[loopx]"])
@@ -303,9 +315,7 @@ def test_the_toolkit_names_load_on_first_use() -> None:
 SLOW = ("pluggy", "jinja2", "importlib.metadata", "importlib.resources", "pydantic", "typer", "tomlkit")
 
 
-@pytest.mark.parametrize(
-    "module", ["loopx_core.hosts", *builtin.PLUGINS.values(), "loopx_core.hosts.builtin"]
-)
+@pytest.mark.parametrize("module", ["loopx_core.hosts", *PLUGINS.values(), "loopx_core.hosts.builtin"])
 def test_host_modules_import_no_slow_module(module: str) -> None:
     code = f"import sys, json, {module}\nprint(json.dumps(sorted(m for m in {SLOW!r} if m in sys.modules)))\n"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -313,7 +323,7 @@ def test_host_modules_import_no_slow_module(module: str) -> None:
 
 
 @given(
-    surface=st.sampled_from(sorted(builtin.HOSTS)),
+    surface=st.sampled_from(sorted(PLUGINS)),  # each built-in plugin registers the host of its name
     hint=st.fixed_dictionaries(
         {}, optional={"recommended_rrule": st.none() | st.just("FREQ=HOURLY"), "fingerprint": st.just("f1")}
     ),
@@ -331,3 +341,60 @@ def test_a_lean_hosts_packet_hints_are_the_registrys(surface: str, hint: dict[st
     assert lean is not None
     merge_hints(lean, packets[1])
     assert packets[0] == packets[1]
+
+
+@pytest.mark.parametrize(
+    ("entry_points", "expected"),
+    [
+        ("[loopx]\na = mod_a\nb = pkg.mod_b\n", ["mod_a", "pkg.mod_b"]),
+        ("[loopx]\nb = mod_b\na = mod_a\n", ["mod_b", "mod_a"]),  # pluggy's order: the file's
+        ("[loopx]\na = mod:attr\n", None),
+        ("[loopx]\na = mod [extra]\n", None),
+        ("[loopx]\na = mod_a\na = mod_b\n", None),
+        ("[console_scripts]\nloopx = x:y\n", []),
+    ],
+)
+def test_the_builtin_entry_points_are_plain_modules_of_loopxs_distribution(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry_points: str, expected: list[str] | None
+) -> None:
+    _dist(tmp_path, "loopx_kit", entry_points)
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    assert builtin.builtin_entry_points() == expected
+
+
+def test_two_loopx_distributions_go_to_pluggy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "Loopx.Kit-0.0.1.dist-info").mkdir()  # another version's metadata, no entry points
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert builtin.builtin_entry_points() is None and builtin.every_host() is None
+
+
+def _module(**attributes: object) -> types.ModuleType:
+    module = types.ModuleType("plugin")
+    for name, value in attributes.items():
+        setattr(module, name, value)
+    return module
+
+
+def _marked(**options: object) -> object:
+    def loopx_register_hosts(register: object) -> None: ...
+
+    return markers.hookimpl(loopx_register_hosts, **options)  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize(
+    ("attributes", "taken"),
+    [
+        ({"loopx_register_hosts": _marked()}, True),
+        ({"loopx_register_hosts": _marked(tryfirst=True)}, True),
+        ({"loopx_register_hosts": _marked(), "loopx_register_notice_sinks": _marked()}, True),
+        ({"loopx_register_hosts": _marked(wrapper=True)}, False),
+        ({"loopx_register_hosts": _marked(hookwrapper=True)}, False),
+        ({"loopx_register_hosts": _marked(specname="loopx_register_hosts")}, False),
+        ({"loopx_register_hosts": _marked(), "loopx_typo": _marked()}, False),
+        ({"loopx_register_hosts": lambda register: None}, False),
+        ({}, False),
+    ],
+)
+def test_only_a_plain_hook_is_called_without_pluggy(attributes: dict[str, object], taken: bool) -> None:
+    """A wrapper, a renamed hook or an implementation of no hook: pluggy treats them its own way."""
+    assert (builtin._register_hook(_module(**attributes)) is not None) is taken

@@ -1,77 +1,58 @@
 """The built-in hosts without pluggy: the hot path's registry (`loopx hook NAME`, `heartbeat-prompt`).
 
-pluggy's registry (hosts/manager.py) reads every distribution's metadata (importlib.metadata)
-and imports every plugin, which costs more than the hook itself. When the installed `loopx`
-entry points are exactly the built-in ones below, this module imports only the plugin that owns
-the event or the host asked for and registers its hosts the way the registry does (same checks).
+pluggy's registry (hosts/manager.py) reads every distribution's metadata through
+importlib.metadata, which costs more than a hook itself. When the only `loopx` entry points on
+`sys.path` are those of LoopX's own distribution (the built-in hosts), this module imports
+their plugins in the same order, calls their `loopx_register_hosts` hook and applies the
+registry's checks, without pluggy. It names no host: the entry points say which plugins exist.
 
-It answers only when it is sure it would find what pluggy's registry finds: `LOOPX_PLUGINS`
-unset, no metadata finder but the standard one, every `entry_points.txt` on `sys.path` readable
-as importlib.metadata reads it, and the `loopx` group holding these entry points and no other.
-Otherwise (a third-party host plugin, a selection, an unknown name, a plugin that fails) it
-returns None and the caller asks pluggy, which gives the full answer or the exact error.
-`LOOPX_NO_FAST_PATH=1` turns it off with the lean parsers (cli/entry.py), so tests compare both.
-tests/test_host_registry_lean.py checks these tables against pyproject.toml and the registry.
+It answers only when it is sure to find what pluggy's registry finds: `LOOPX_PLUGINS` unset, no
+metadata finder but the standard one, every `entry_points.txt` on `sys.path` read as
+importlib.metadata reads it, one LoopX distribution and no other declaring `loopx` entry
+points, each plugin a module whose only marked hooks are plain implementations of LoopX's own.
+Otherwise (a third-party plugin, a selection, an unknown name, anything that raises) it returns
+None and the caller asks pluggy, which gives the full answer or the exact error.
+`LOOPX_NO_FAST_PATH=1` turns it off with the lean parsers (cli/entry.py), so tests compare both;
+tests/test_host_registry_lean.py compares it with the registry.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from importlib import import_module
 from importlib.machinery import PathFinder
+from types import ModuleType
 
 from loopx_core.hosts.host import Host
-from loopx_core.hosts.markers import IMPL_ATTRIBUTE
+from loopx_core.hosts.markers import HOOK_NAMES, IMPL_ATTRIBUTE
 from loopx_core.hosts.rules import check_bases, selection, shape_problem
 
 GROUP = "loopx"
-PLUGINS: dict[str, str] = {
-    "claude-code": "loopx_claude_code.plugin",
-    "codex-app": "loopx_codex_app.plugin",
-    "dsh": "loopx_dsh.plugin",
-}
-"""The built-in entry points (pyproject.toml's `[project.entry-points.loopx]`): name -> module."""
-HOSTS: dict[str, str] = {"claude-code": "claude-code", "codex-app": "codex-app", "dsh": "dsh"}
-"""Each built-in host -> the entry point whose plugin registers it."""
-EVENTS: dict[str, str] = {"claude-session-start": "claude-code", "claude-stop": "claude-code"}
-"""Each built-in `loopx hook` event -> the host that answers it."""
+DISTRIBUTION = "loopx_kit"
+"""LoopX's own distribution (pyproject.toml's project name, normalized as importlib.metadata does)."""
+_PLAIN_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 def event_host(event: str) -> Host | None:
-    """The host answering `loopx hook EVENT`, or None when pluggy's registry must be asked."""
-    name = EVENTS.get(event)
-    found = named_host(name) if name is not None else None
-    return found if found is not None and event in found.events else None
+    """The built-in host answering `loopx hook EVENT`, or None when pluggy's registry must be asked."""
+    found = every_host()
+    owners = [h for h in (found or {}).values() if event in h.events]
+    return owners[0] if len(owners) == 1 else None
 
 
 def named_host(name: str) -> Host | None:
     """The built-in host `name`, or None when pluggy's registry must be asked."""
-    plugin = HOSTS.get(name)
-    hosts = plugin_hosts(plugin) if plugin is not None and only_builtins() else None
-    return hosts.get(name) if hosts is not None else None
+    return (every_host() or {}).get(name)
 
 
 def every_host() -> dict[str, Host] | None:
     """Every built-in host by name (sorted, as the registry lists them), or None to ask pluggy."""
-    if not only_builtins():
+    plugins = builtin_entry_points()
+    if plugins is None:
         return None
-    found: dict[str, Host] = {}
-    for plugin in PLUGINS:
-        hosts = plugin_hosts(plugin)
-        if hosts is None or found.keys() & hosts.keys():
-            return None
-        found.update(hosts)
-    try:
-        check_bases(found)
-    except Exception:
-        return None
-    return dict(sorted(found.items()))
-
-
-def plugin_hosts(plugin: str) -> dict[str, Host] | None:
-    """The hosts the built-in `plugin` registers, checked as the registry checks them; None on any doubt."""
     found: dict[str, Host] = {}
 
     def register(host: Host) -> None:
@@ -80,35 +61,58 @@ def plugin_hosts(plugin: str) -> dict[str, Host] | None:
         found[host.name] = host
 
     try:
-        hook: Callable[..., object] = import_module(PLUGINS[plugin]).loopx_register_hosts
-        if not isinstance(getattr(hook, IMPL_ATTRIBUTE, None), dict):
-            return None
-        hook(register=register)
+        for module in plugins:
+            hook = _register_hook(import_module(module))
+            if hook is None:
+                return None
+            hook(register=register)
         check_bases(found)
-    except Exception:  # pluggy's registry reports it, with its own words
+    except Exception:  # pluggy's registry reports it, in its own words
         return None
-    return found if all(HOSTS.get(name) == plugin for name in found) else None
+    events = [event for h in found.values() for event in h.events]
+    return dict(sorted(found.items())) if len(events) == len(set(events)) else None
 
 
-def only_builtins() -> bool:
-    """Whether pluggy would load exactly the built-in entry points (and find no other plugin)."""
+def _register_hook(module: ModuleType) -> Callable[..., object] | None:
+    """The module's `loopx_register_hosts`, when pluggy would take it as the lean path calls it."""
+    for name, value in vars(module).items():
+        options = getattr(value, IMPL_ATTRIBUTE, None) if callable(value) else None
+        if options is not None and name not in HOOK_NAMES:
+            return None  # pluggy refuses an implementation of no hook
+    hook = getattr(module, "loopx_register_hosts", None)
+    options = getattr(hook, IMPL_ATTRIBUTE, None)
+    if not isinstance(options, dict) or any(options.get(k) for k in ("wrapper", "hookwrapper", "specname")):
+        return None
+    return hook
+
+
+def builtin_entry_points() -> list[str] | None:
+    """The plugin modules pluggy would load, in its order, when they are all LoopX's own; else None."""
     selected, blocked = selection()
     if selected or blocked or os.environ.get("LOOPX_NO_FAST_PATH"):
-        return False  # LOOPX_NO_FAST_PATH: everything the general way (tests compare both)
+        return None  # LOOPX_NO_FAST_PATH: everything the general way (tests compare both)
     if any(
         getattr(finder, "find_distributions", None) is not None and finder is not PathFinder
         for finder in sys.meta_path
     ):
-        return False  # a finder that may know distributions this scan does not
-    found = entry_points(sys.path)
-    return found is not None and sorted(found) == sorted(PLUGINS.items())
+        return None  # a finder that may know distributions this scan does not
+    found = distributions(sys.path)
+    if found is None:
+        return None
+    ours = [entries for name, entries in found if name == DISTRIBUTION]
+    if len(ours) != 1 or any(entries for name, entries in found if name != DISTRIBUTION):
+        return None
+    names = [name for name, _ in ours[0]]
+    if len(names) != len(set(names)) or not all(_PLAIN_MODULE.fullmatch(value) for _, value in ours[0]):
+        return None  # pluggy would skip a repeated name; `module:attr` is loaded otherwise
+    return [value for _, value in ours[0]]
 
 
-def entry_points(path: Sequence[object]) -> list[tuple[str, str]] | None:
-    """Every `loopx` entry point (name, value) of every distribution in the folders of `path`, as
-    importlib.metadata finds them (`*.dist-info`, `*.egg-info`); None for anything it may read
-    otherwise (a zip, an egg, a file it could not read)."""
-    found: list[tuple[str, str]] = []
+def distributions(path: Sequence[object]) -> list[tuple[str, list[tuple[str, str]]]] | None:
+    """Every distribution in the folders of `path` (`*.dist-info`, `*.egg-info`), in importlib.metadata's
+    order: its normalized name and its `loopx` entry points (name, value). None for anything it
+    may read otherwise (a zip, an egg, a file it could not read)."""
+    found: list[tuple[str, list[tuple[str, str]]]] = []
     for entry in path:
         if not isinstance(entry, str) or entry.lower().endswith(".egg"):
             return None
@@ -120,13 +124,21 @@ def entry_points(path: Sequence[object]) -> list[tuple[str, str]] | None:
         except OSError:  # a file (a zip importlib.metadata would open) or an unreadable folder
             return None
         for child in children:
-            if not child.lower().endswith((".dist-info", ".egg-info")):
+            low = child.lower()
+            if not low.endswith((".dist-info", ".egg-info")):
                 continue
-            group = _group(os.path.join(folder, child, "entry_points.txt"))
-            if group is None:
+            entries = _group(os.path.join(folder, child, "entry_points.txt"))
+            if entries is None:
                 return None
-            found += group
+            name = re.sub(r"[-_.]+", "-", low.rpartition(".")[0].partition("-")[0]).replace("-", "_")
+            found.append((name, entries))
     return found
+
+
+def entry_points(path: Sequence[object]) -> list[tuple[str, str]] | None:
+    """Every `loopx` entry point (name, value) of every distribution in the folders of `path`."""
+    found = distributions(path)
+    return None if found is None else [entry for _, entries in found for entry in entries]
 
 
 def _group(path: str) -> list[tuple[str, str]] | None:

@@ -15,6 +15,8 @@ PROJECT_NAME = "loopx"
 """pluggy's project name for LoopX's hooks."""
 IMPL_ATTRIBUTE = PROJECT_NAME + "_impl"
 """Where pluggy looks for a hook implementation's options (`<project>_impl`)."""
+HOOK_NAMES = ("loopx_register_hosts", "loopx_register_notice_sinks")
+"""The hooks hosts/hookspecs.py specifies (a test keeps the two lists equal)."""
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
