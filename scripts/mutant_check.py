@@ -32,16 +32,23 @@ def survivors(dest: Path, module: str) -> list[str]:
 def apply(source: str, diff: str) -> str | None:
     """`source` with the mutant's one-hunk diff applied, or None unless its old lines occur exactly once.
 
-    mutmut numbers a hunk from the start of its function, so it is placed by its text, not its line.
+    mutmut numbers a hunk from the start of its function and shows a method dedented, so the
+    hunk is placed by its text, at the indentation where it is found.
     """
     body = [
         line
         for line in diff.splitlines()
         if line[:1] in (" ", "-", "+") and not line.startswith(("--- ", "+++ "))
     ]
-    old = "".join(line[1:] + "\n" for line in body if line[0] != "+")
-    new = "".join(line[1:] + "\n" for line in body if line[0] != "-")
-    return source.replace(old, new) if old and source.count(old) == 1 else None
+    for indent in ("", "    ", "        "):
+
+        def block(lines: list[str], indent: str = indent) -> str:
+            return "".join((indent + line[1:] if line[1:] else "") + "\n" for line in lines)
+
+        old = block([line for line in body if line[0] != "+"])
+        if old and source.count(old) == 1:
+            return source.replace(old, block([line for line in body if line[0] != "-"]))
+    return None
 
 
 def killed(copy: Path, target: Path, diff: str, tests: list[str]) -> bool | None:

@@ -24,7 +24,7 @@ from loopx_core.ops import goals, todos
 from loopx_core.store.choice import open_target, record
 from loopx_core.store.lean import for_reading, from_model
 from loopx_core.store.postgres import PostgresStore
-from loopx_core.store.postgres.documents import LeanPostgresReads
+from loopx_core.store.postgres.store import LeanPostgresReads
 from tests.builders import settle_turn
 from tests.conftest import T0, T0_ISO
 from tests.pg import Cluster, cluster_fixture  # noqa: F401  (the session fixture pg_cluster)

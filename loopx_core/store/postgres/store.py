@@ -29,7 +29,7 @@ from loopx_core.ids import check_id
 from loopx_core.models.constants import SCHEMA_VERSION
 from loopx_core.models.identity import check_turn_key
 from loopx_core.store.files import STATE_DIR
-from loopx_core.store.postgres.documents import LeanPostgresReads, empty_scheduler, parsed
+from loopx_core.store.postgres.documents import empty_scheduler, parsed
 from loopx_core.store.postgres.schema import LATEST, MIGRATIONS
 from loopx_core.store.postgres.session import Connections, Session
 
@@ -482,3 +482,40 @@ def _version(conn: Conn) -> int | None:
         conn.execute("ROLLBACK TO SAVEPOINT loopx_version")
         return None
     return int(row[0]) if row else None
+
+
+class LeanPostgresReads:
+    """The reads of a `PostgresStore` a tick (and a host's hooks) make, through the lean readers.
+
+    Same rows, same errors as the store's own reads; only the parsing differs (pydantic settles
+    any doubt). Read-only, as `loopx_core.store.lean.LeanFileStore` is for the file store.
+    """
+
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+        self.root = store.root
+        self.label = store.label
+
+    def read_registry(self) -> Any:
+        """The registry (lean)."""
+        return self.store._registry(lean=True)
+
+    def read_goal(self, goal_id: str) -> Any:
+        """A goal's state (lean)."""
+        return self.store._goal(goal_id, lean=True)
+
+    def read_journal(self, goal_id: str, turn_key: str) -> Any:
+        """A turn journal (lean)."""
+        return self.store._journal(goal_id, turn_key, lean=True)
+
+    def read_scheduler(self, goal_id: str) -> Any:
+        """The goal's scheduler state (lean; empty if no host reported yet)."""
+        return self.store._scheduler(goal_id, lean=True)
+
+    def ledger_since(self, goal_id: str, since: datetime) -> list[Any]:
+        """Ledger events (lean) at or after `since`, oldest first."""
+        return self.store._since(goal_id, since, lean=True)
+
+    def read_history(self, goal_id: str, *, last: int | None = None) -> list[Any]:
+        """The run history (lean; only its `last` entries if given), oldest first."""
+        return self.store._history(goal_id, last, lean=True)
