@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from loopx_core.models.constants import MAX_SLOTS
 
@@ -54,9 +53,9 @@ def charge_slots(policy: QuotaPolicy, duration_seconds: float) -> int:
     return min(MAX_SLOTS, max(1, math.ceil(duration_seconds / 60 / policy.slot_minutes - 1e-9)))
 
 
-@dataclass(frozen=True)
-class QuotaUsage:
-    """Allowed and spent slots at one moment, and when enough slots free up."""
+class QuotaUsage(NamedTuple):
+    """Allowed and spent slots at one moment, and when enough slots free up (a NamedTuple: a
+    dataclass would cost should-run the import of `dataclasses`, and with it `inspect`)."""
 
     policy: QuotaPolicy
     now: datetime

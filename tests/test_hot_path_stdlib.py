@@ -108,11 +108,6 @@ def test_the_big_scenario_imports_none_of_the_removed_modules(tmp_path: Path) ->
     assert modules & (set(REMOVED) | set(REMOVED_LOOPX)) == set()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="loopx_core/quota.py's QuotaUsage is a frozen dataclass (a NamedTuple would do): the "
-    "last importer of dataclasses on should-run's path",
-)
 def test_should_run_imports_no_dataclasses(demo: Path) -> None:
     assert loaded(demo, ["quota", "should-run", *WHO]) & set(DATACLASSES) == set()
 
