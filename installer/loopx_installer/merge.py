@@ -258,7 +258,11 @@ def strict_toml(text: str, what: str) -> dict[str, Any]:
 
 def strict(kind: str, text: str, what: str) -> dict[str, Any]:
     """The file's data read with the strict parser of its kind."""
-    return strict_json(text, what) if kind == "json" else strict_toml(text, what)
+    if kind == "json":
+        return strict_json(text, what)
+    if kind == "toml":
+        return strict_toml(text, what)
+    raise ValueError(f"not a merged file kind: {kind!r}")
 
 
 def _fragment(kind: str, fragment: Fragment) -> dict[str, Any]:
@@ -388,7 +392,9 @@ def rewrite(
         return merge_markdown(text, add.text, owner) if add is not None else text
     if kind == "json":
         return _rewrite_json(current, remove, add, what)
-    return _rewrite_toml(current, remove, add, what)
+    if kind == "toml":
+        return _rewrite_toml(current, remove, add, what)
+    raise ValueError(f"not a merged file kind: {kind!r}")
 
 
 def foreign_owned(kind: str, current: str | None, add: Fragment, what: str, owner: str) -> list[str]:
