@@ -12,7 +12,6 @@ module for `run_hook` never loads typer.
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -176,6 +175,8 @@ def read_payload() -> dict[str, object]:
         raise ValueError("the hook input is not UTF-8 text") from None
     if not text.strip():
         return {}
+    import json  # only a hook reads JSON (heartbeat-prompt imports this module too)
+
     try:
         payload = json.loads(text)
     except json.JSONDecodeError as bad:
