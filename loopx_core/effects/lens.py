@@ -163,9 +163,6 @@ def interpret_quota_should_run_packet(packet: Mapping[str, Any]) -> EffectTurn:
     )
 
 
-TURN_RESULT_SCHEMA = "loopx_turn_result_v0"
-
-
 def interpret_turn_result_packet(packet: Mapping[str, Any]) -> EffectTurn:
     """A `loopx_turn_result_v0` packet through the four slots; `context.next_phase` drives the driver."""
     status = packet["status"]

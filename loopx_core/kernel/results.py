@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from loopx_core import commands
-from loopx_core.effects.lens import TURN_RESULT_SCHEMA
+from loopx_core.effects import TURN_RESULT_SCHEMA
 from loopx_core.kernel.algebra import SettlementResult
 from loopx_core.models.constants import PHASES
 
