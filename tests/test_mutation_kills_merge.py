@@ -12,6 +12,7 @@ import tomllib
 
 import pytest
 
+from loopx_core.errors import ConflictError
 from loopx_installer import merge
 
 DEEP = '{"a": {"b": {"loopx": {"command": "loopx"}}}}'
@@ -64,3 +65,32 @@ def test_a_loopx_key_holding_another_value_is_not_loopx_s(kind: str) -> None:
     fragment = merge.Fragment(template % "loopx", (("mcp", "loopx"),))
     assert merge.has(kind, template % "loopx", fragment, "host")
     assert not merge.has(kind, template % "old", fragment, "host")
+
+
+def test_a_list_of_loopx_s_is_not_the_same_as_the_user_s_plain_value() -> None:
+    fragment = merge.Fragment('{"mcp": {"loopx": {"args": ["serve"]}}}', (("mcp", "loopx"),))
+    assert merge.has("json", '{"mcp": {"loopx": {"args": ["serve"]}}}', fragment, "host")
+    assert not merge.has(
+        "json",
+        '{"mcp": {"loopx": {"args": "s"}}}',
+        merge.Fragment('{"mcp": {"loopx": {"args": ["s"]}}}', (("mcp", "loopx"),)),
+        "host",
+    )
+
+
+def test_a_marked_block_is_rewritten_in_place_and_taken_out_at_uninstall() -> None:
+    user = "# Rules\n\nBe kind.\n"
+    block = merge.Fragment("Use the `loopx` skill.", ())
+    installed = merge.rewrite("markdown", user, None, block, "AGENTS.md", "codex-app")
+    assert installed is not None and "<!-- loopx:begin codex-app -->" in installed
+    newer = merge.Fragment("Use the `loopx` skill, always.", ())
+    updated = merge.rewrite("markdown", installed, block, newer, "AGENTS.md", "codex-app")
+    assert updated is not None and "always" in updated and updated.count("loopx:begin") == 1
+    assert merge.rewrite("markdown", updated, newer, None, "AGENTS.md", "codex-app") == user
+    assert merge.rewrite("markdown", None, block, None, "AGENTS.md", "codex-app") is None
+
+
+def test_a_merge_that_would_leave_invalid_text_is_refused_naming_the_file_and_kind() -> None:
+    with pytest.raises(ConflictError) as caught:
+        merge._checked("toml", "[broken", {}, "config.toml")
+    assert str(caught.value) == "config.toml: merging would leave invalid TOML; left unchanged"
