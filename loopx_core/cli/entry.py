@@ -146,8 +146,12 @@ def main(argv: list[str] | None = None) -> None:
         from loopx_core.cli.lean_settle import dispatch
 
         dispatch(args)
-    from loopx_core.cli.app import app
+    try:
+        from loopx_core.cli.app import app
+    except Exception as error:  # a broken environment (say, metadata pydantic's plugin loader refuses)
+        from loopx_core.cli.output import report_internal, requested_format
 
+        raise SystemExit(report_internal(error, requested_format(args, None))) from None
     app(args=args, prog_name="loopx")
 
 

@@ -94,8 +94,8 @@ def _site(folder: Path, source: str, entry_points: str) -> Path:
 
 TYPER_CRASHES = (
     "outside the hosts: typer's path imports cli/app.py, whose first pydantic model asks pydantic's "
-    "plugin loader (importlib.metadata.entry_points) and crashes with a traceback before LoopxGroup "
-    "catches anything; the lean path answers with pluggy's one-line plugin_failed error"
+    "plugin loader (importlib.metadata.entry_points), which raises: one internal-error line "
+    "(tests/adversarial/test_broken_environment.py), where the lean path gives pluggy's plugin_failed line"
 )
 
 

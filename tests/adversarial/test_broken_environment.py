@@ -1,0 +1,65 @@
+"""Class: a broken Python environment beside LoopX makes a command end in a traceback.
+
+A distribution whose `entry_points.txt` importlib.metadata refuses (a line without `=`) breaks
+whatever reads entry points: pluggy's host registry, and pydantic's plugin loader, which runs
+when typer's app first builds a model. Whatever the command (typer's or a lean entry), it ends
+in one line on stderr and exit 1 (the JSON error object too under `--format json`), never a
+traceback, and the lean host path still answers what it can.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_loopx
+
+COMMANDS = [
+    ("--version",),
+    ("goal", "list"),
+    ("hosts", "list", "-f", "json"),
+    ("hooks",),
+    ("quota", "status", "-g", "demo"),
+    ("turn", "begin", "-g", "demo", "-a", "builder", "--todo-id", "t1"),
+    ("hook", "claude-stop", "-g", "demo", "-a", "builder"),
+    ("hook", "claude-stop", "--goal-id=demo"),  # typer's path
+    ("heartbeat-prompt", "-g", "demo", "-a", "builder", "--surface", "codex-app"),
+    ("heartbeat-prompt", "-g", "demo", "-a", "builder", "--surface=codex-app", "--help"),
+]
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("project")
+    for args in (
+        ["init"],
+        ["goal", "add", "-g", "demo", "-o", "Ship"],
+        ["agent", "register", "-a", "builder", "-c", "python"],
+        ["todo", "add", "-g", "demo", "--title", "Write parser", "-c", "python"],
+    ):
+        assert run_loopx(*args, root=root).exit_code == 0
+    return root
+
+
+@pytest.fixture(scope="module")
+def broken_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    site = tmp_path_factory.mktemp("site")
+    info = site / "broken_meta-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-meta\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[console_scripts]\na line without an equals sign\n")
+    return site
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=" ".join)
+def test_one_line_and_exit_1_never_a_traceback(
+    project: Path, broken_site: Path, args: tuple[str, ...]
+) -> None:
+    result = run_loopx(*args, root=project, input="{}", env={"PYTHONPATH": str(broken_site)})
+    assert "Traceback" not in result.stderr, result.stderr[-400:]
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1, (result.exit_code, result.stderr)
+    assert str(project) not in result.stderr and str(broken_site) not in result.stderr
+    if "json" in args:
+        assert json.loads(result.stdout)["error"]["exit_code"] == 1
