@@ -27,9 +27,10 @@ from tests.conftest import T0_ISO, run_loopx
 HEAVY = ("typer", "click", "jinja2", "tomlkit", "mcp", "pluggy", "rich")
 FLOOR = ("pydantic", "pydantic_core", "typer", "click", "jinja2", "rich", "mcp", "tomlkit", "pluggy")
 """Modules no hot command should need (issue 15)."""
-FLOOR_MODULES = ("importlib.metadata",)
+FLOOR_MODULES = ("importlib.metadata", "importlib.resources")
 """Submodules no hot command should need either: importlib.metadata (pluggy's entry-point
-loader) costs more than a hook; the built-in hosts load without it (hosts/builtin.py)."""
+loader) costs more than a hook, and the built-in hosts load without it (hosts/builtin.py);
+importlib.resources finds template folders, which no hot command renders."""
 WHO = ["-g", "demo", "-a", "builder"]
 HOT: dict[str, tuple[list[str], frozenset[str], str]] = {
     "quota should-run": (["quota", "should-run", *WHO], frozenset(), ""),
