@@ -38,6 +38,15 @@ HOT: dict[str, tuple[list[str], frozenset[str], str]] = {
     "hook claude-session-start": (["hook", "claude-session-start", *WHO], frozenset(), ""),
     "heartbeat-prompt": (["heartbeat-prompt", *WHO, "--surface", "codex-app"], frozenset(), ""),
     "heartbeat-prompt (no surface)": (["heartbeat-prompt", *WHO], frozenset(), ""),
+    # what each host's heartbeat runs: should-run with its surface (the host's hints in the packet)
+    **{
+        f"quota should-run --surface {surface}": (
+            ["quota", "should-run", *WHO, "--surface", surface],
+            frozenset(),
+            "",
+        )
+        for surface in ("codex-app", "claude-code", "dsh", "no-such-host")
+    },
 }
 """Each hot command: its arguments, the heavy modules it may import today, and why (empty: none)."""
 
@@ -137,6 +146,10 @@ def test_should_run_imports_no_heavy_modules(root: Path) -> None:
         ["--goal-id", "demo", "--agent-id=builder", "-f", "markdown"],
         ["-g", "demo", "-a", "builder", "-c", "shell", "--available-capability", "ssh"],
         ["-g", "demo", "-a", "builder", "--surface", "codex-app", "--format", "json"],
+        ["-g", "demo", "-a", "builder", "--surface", "claude-code", "--format", "json"],
+        ["-g", "demo", "-a", "builder", "--surface", "dsh", "--format", "json"],
+        ["-g", "demo", "-a", "builder", "--surface", "no-such-host", "--format", "json"],
+        ["-g", "demo", "-a", "builder", "--surface", "codex-app", "--format", "markdown"],
         ["-g", "demo", "-a", "nobody"],
         ["-g", "Bad", "-a", "builder"],
     ],

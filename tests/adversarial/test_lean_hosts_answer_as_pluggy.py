@@ -1,5 +1,5 @@
-"""Class: a hot host command (`loopx hook NAME`, `loopx heartbeat-prompt`) answering otherwise on
-the lean path (the built-in hosts without pluggy, hosts/builtin.py) than through pluggy's registry.
+"""Class: a hot host command (`loopx hook NAME`, `loopx heartbeat-prompt`, should-run's host
+hints) answering otherwise on the lean path (the built-in hosts without pluggy, hosts/builtin.py) than through pluggy's registry.
 
 Whatever else is installed beside the built-in plugins (a well-behaved third-party host, one that
 claims a built-in event or host name, one whose entry point shadows a built-in, one that fails
@@ -65,6 +65,8 @@ COMMANDS = [
     ("heartbeat-prompt", "-g", "demo", "-a", "builder", "--surface", "codex-app"),
     ("heartbeat-prompt", "-g", "demo", "-a", "builder", "--surface", "orbit-ide"),
     ("heartbeat-prompt", "-g", "demo", "-a", "builder"),
+    ("quota", "should-run", "-g", "demo", "-a", "builder", "--surface", "codex-app", "-f", "json"),
+    ("quota", "should-run", "-g", "demo", "-a", "builder", "--surface", "orbit-ide", "-f", "json"),
 ]
 
 
