@@ -1,5 +1,6 @@
 """Class: a hot host command (`loopx hook NAME`, `loopx heartbeat-prompt`, should-run's host
-hints) answering otherwise on the lean path (the built-in hosts without pluggy, hosts/builtin.py) than through pluggy's registry.
+hints) answering otherwise on the lean path (the built-in hosts without pluggy, hosts/builtin.py)
+than through pluggy's registry.
 
 Whatever else is installed beside the built-in plugins (a well-behaved third-party host, one that
 claims a built-in event or host name, one whose entry point shadows a built-in, one that fails
