@@ -115,3 +115,28 @@ def test_should_run_imports_no_dataclasses(demo: Path) -> None:
 @given(st.text(st.characters(blacklist_categories=("Cs",))))
 def test_sha256_hex_is_hashlibs(text: str) -> None:
     assert sha256_hex(text) == hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_a_stop_hook_that_writes_its_counter_imports_none_of_the_removed_modules(demo: Path) -> None:
+    """The Stop hook writes its counter file every stop: the atomic write needs no tempfile."""
+    event = json.dumps({"session_id": "s1", "cwd": str(demo)})
+    code = (
+        "import sys, json\n"
+        "from loopx_core.cli.entry import main\n"
+        "try:\n"
+        f"    main(['--root', {str(demo)!r}, 'hook', 'claude-stop', *{WHO!r}])\n"
+        "except SystemExit as stop:\n"
+        "    assert not stop.code, stop.code\n"
+        "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        input=event,
+        capture_output=True,
+        text=True,
+        env={"LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(demo)},
+        cwd=REPO,
+        check=True,
+    )
+    assert list((demo / ".loopx" / "hooks").glob("claude-stop-*.json"))  # the counter was written
+    assert set(json.loads(proc.stderr.strip().splitlines()[-1])) & set(REMOVED) == set()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
@@ -170,3 +171,16 @@ def test_the_file_store_implements_the_whole_store_interface() -> None:
     assert wanted, "the protocol lists methods"
     for name in sorted(wanted):
         assert inspect.signature(getattr(FileStore, name)) == inspect.signature(getattr(Store, name)), name
+
+
+def test_an_atomic_write_leaves_only_its_file_private_to_its_owner(tmp_path: Path) -> None:
+    from loopx_core.store.atomic import _temporary
+
+    target = tmp_path / "state.json"
+    atomic_write_bytes(target, b"{}")
+    assert target.read_bytes() == b"{}" and [p.name for p in tmp_path.iterdir()] == ["state.json"]
+    assert target.stat().st_mode & 0o777 == 0o600  # as tempfile.mkstemp creates it
+    fd, name = _temporary(target)
+    os.close(fd)
+    assert Path(name).parent == tmp_path and Path(name).name.startswith(".state.json.")
+    assert name.endswith(".tmp") and Path(name).stat().st_size == 0

@@ -22,11 +22,9 @@ M = TypeVar("M", bound="BaseModel")
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Replace `path` with `data` so a reader sees the old file or the new one, never half."""
-    import tempfile  # writes only: a tick reads, and tempfile loads shutil and random
-
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = _temporary(path)
     except OSError as exc:
         raise _unwritable(path, exc) from None
     try:
@@ -41,6 +39,23 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             raise _unwritable(path, exc) from None
         raise
     fsync_dir(path.parent)
+
+
+def _temporary(path: Path) -> tuple[int, str]:
+    """A new, empty, private file beside `path` (`.<name>.<random>.tmp`), open for writing.
+
+    What `tempfile.mkstemp` does (exclusive create, mode 0o600, a fresh name on a clash), without
+    importing tempfile, which loads shutil, random and the compression modules: a hook that
+    writes one small file would pay more for that import than for the write.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = str(path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, flags, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path.name}")
 
 
 def _unwritable(path: Path, exc: OSError) -> StateInvalidError:
