@@ -147,3 +147,42 @@ def test_a_folder_where_loopx_would_write_is_a_hard_conflict(cli: Cli, target: P
         if not extra:
             assert tree(target) == before  # nothing written
     assert blocker.is_dir()  # --force never replaces what it cannot read
+
+
+def test_a_reinstall_with_another_command_updates_owned_files_and_replaces_merged_parts(
+    cli: Cli, target: Path
+) -> None:
+    """LoopX's own unedited files are updated, and its old part of a merged file leaves with them."""
+    assert skills(cli, target, "--install", "--surface", "claude-code").exit_code == 0
+    again = skills(cli, target, "--install", "--surface", "claude-code", "--loopx-command", "/opt/lx")
+    assert again.exit_code == 0, again.stdout
+    statuses = {path: f["status"] for path, f in entries(again).items()}
+    assert statuses == {
+        ".claude/skills/loopx/SKILL.md": "update",
+        ".claude/commands/loopx-status.md": "update",
+        ".mcp.json": "merge",
+        ".claude/settings.json": "merge",
+    }
+    settings = (target / ".claude" / "settings.json").read_text()
+    assert settings.count("/opt/lx hook") == 2  # the new command, and only it
+    assert settings.count("hook claude-stop") == settings.count("hook claude-session-start") == 1
+
+
+def test_a_merged_file_the_user_emptied_of_their_part_goes_with_loopx_s(cli: Cli, target: Path) -> None:
+    settings = target / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"theirs": 1}\n')
+    assert skills(cli, target, "--install", "--surface", "claude-code").exit_code == 0
+    data = json.loads(settings.read_text())
+    del data["theirs"]
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+    gone = skills(cli, target, "--uninstall", "--surface", "claude-code")
+    assert gone.exit_code == 0, gone.stdout
+    assert (
+        entries(gone)[".claude/settings.json"]["status"],
+        entries(gone)[".claude/settings.json"]["detail"],
+    ) == (
+        "merge",
+        "LoopX's part taken out",
+    )
+    assert not settings.exists()
