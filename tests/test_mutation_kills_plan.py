@@ -186,3 +186,27 @@ def test_a_merged_file_the_user_emptied_of_their_part_goes_with_loopx_s(cli: Cli
         "LoopX's part taken out",
     )
     assert not settings.exists()
+
+
+def test_a_second_install_reports_every_file_by_its_path_as_unchanged(cli: Cli, target: Path) -> None:
+    first = skills(cli, target, "--install", "--surface", "claude-code")
+    again = skills(cli, target, "--install", "--surface", "claude-code")
+    assert again.exit_code == 0, again.stdout
+    assert {path: f["status"] for path, f in entries(again).items()} == dict.fromkeys(
+        entries(first), "unchanged"
+    )
+
+
+def test_loopx_s_entries_already_in_a_file_it_did_not_write_are_named_in_the_conflict(
+    cli: Cli, target: Path
+) -> None:
+    installed = skills(cli, target / "elsewhere", "--install", "--surface", "claude-code")
+    assert installed.exit_code == 0
+    settings = target / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text((target / "elsewhere" / ".claude" / "settings.json").read_text())  # copied by hand
+    refused = skills(cli, target, "--install", "--surface", "claude-code")
+    assert refused.exit_code == 5
+    assert entries(refused)[".claude/settings.json"]["detail"] == (
+        "hooks.SessionStart[], hooks.Stop[] already there and not written by LoopX; kept (use --force to replace it)"
+    )
