@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -22,7 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loopx_core.cli.entry import parse_fast, parse_heartbeat, parse_hook
-from tests.conftest import T0_ISO, run_loopx
+from tests.conftest import run_loopx
+from tests.probe import probe
 
 HEAVY = ("typer", "click", "jinja2", "tomlkit", "mcp", "pluggy", "rich")
 FLOOR = ("pydantic", "pydantic_core", "typer", "click", "jinja2", "rich", "mcp", "tomlkit", "pluggy")
@@ -64,27 +63,9 @@ def root(tmp_path: Path) -> Path:
 
 
 def heavy_imports(root: Path, argv: list[str]) -> set[str]:
-    """The FLOOR (and FLOOR_MODULES) modules one in-process run of `loopx ARGV` (stdin `{}`) leaves loaded."""
-    code = (
-        "import sys, json\n"
-        "from loopx_core.cli.entry import main\n"
-        "try:\n"
-        f"    main(['--root', {str(root)!r}, *{argv!r}])\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        f"found = {{m.split('.')[0] for m in sys.modules}} & set({FLOOR!r})\n"
-        f"found |= set(sys.modules) & set({FLOOR_MODULES!r})\n"
-        "print(json.dumps(sorted(found)), file=sys.stderr)\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        input="{}",
-        capture_output=True,
-        text=True,
-        env={"LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root)},
-        check=True,
-    )
-    return set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    """The FLOOR (and FLOOR_MODULES) modules one run of `loopx ARGV` (stdin `{}`) leaves loaded."""
+    ran = probe(root, argv, stdin="{}")
+    return ran.tops(FLOOR) | (ran.modules & set(FLOOR_MODULES))
 
 
 @pytest.mark.parametrize("command", sorted(HOT))
@@ -119,24 +100,9 @@ def test_should_run_reads_every_file_of_a_busy_tick_without_the_floor(root: Path
 
 
 def test_should_run_imports_no_heavy_modules(root: Path) -> None:
-    code = (
-        "import sys, json\n"
-        "from loopx_core.cli.entry import main\n"
-        "try:\n"
-        f"    main(['--root', {str(root)!r}, 'quota', 'should-run', '-g', 'demo', '-a', 'builder'])\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})), file=sys.stderr)\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={"LOOPX_NOW": T0_ISO, "PATH": ""},
-        check=True,
-    )
-    assert json.loads(proc.stderr.strip().splitlines()[-1]) == []
-    assert json.loads(proc.stdout)["decision"] == "run"
+    ran = probe(root, ["quota", "should-run", "-g", "demo", "-a", "builder"])
+    assert ran.exit_code == 0 and ran.tops(HEAVY) == set()
+    assert json.loads(ran.stdout)["decision"] == "run"
 
 
 @pytest.mark.parametrize(

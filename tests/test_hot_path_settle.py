@@ -375,7 +375,7 @@ TERMINAL_LINES = [
 def test_a_terminal_gets_the_same_from_both_entries(
     template: tuple[Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch, argv: list[str]
 ) -> None:
-    from tests.test_output_conventions import on_terminal
+    from tests.terminal import on_terminal
 
     root, keys = template
     work = root.parent / "terminal"

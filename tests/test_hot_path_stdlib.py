@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,7 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from loopx_core.models.identity import sha256_hex
-from tests.conftest import REPO, T0, T0_ISO, run_loopx
+from tests.conftest import REPO, T0, run_loopx
+from tests.probe import probe
 
 WHO = ["-g", "demo", "-a", "builder"]
 REMOVED = {
@@ -56,26 +56,10 @@ def demo(tmp_path: Path) -> Path:
 
 
 def loaded(root: Path, argv: list[str]) -> set[str]:
-    """Every module one in-process `loopx --root ROOT ARGV` leaves loaded (it must answer 0)."""
-    code = (
-        "import sys, json\n"
-        "from loopx_core.cli.entry import main\n"
-        "try:\n"
-        f"    main(['--root', {str(root)!r}, *{argv!r}])\n"
-        "except SystemExit as stop:\n"
-        "    assert not stop.code, stop.code\n"
-        "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={"LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root)},
-        cwd=REPO,
-        check=True,
-    )
-    assert json.loads(proc.stdout)["schema"] == "loopx_quota_should_run_v1"
-    return set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    """Every module one `loopx --root ROOT ARGV` (a should-run, answering 0) leaves loaded."""
+    ran = probe(root, argv)
+    assert ran.exit_code == 0 and json.loads(ran.stdout)["schema"] == "loopx_quota_should_run_v1"
+    return set(ran.modules)
 
 
 def test_should_run_imports_none_of_the_removed_modules(demo: Path) -> None:
@@ -120,23 +104,7 @@ def test_sha256_hex_is_hashlibs(text: str) -> None:
 def test_a_stop_hook_that_writes_its_counter_imports_none_of_the_removed_modules(demo: Path) -> None:
     """The Stop hook writes its counter file every stop: the atomic write needs no tempfile."""
     event = json.dumps({"session_id": "s1", "cwd": str(demo)})
-    code = (
-        "import sys, json\n"
-        "from loopx_core.cli.entry import main\n"
-        "try:\n"
-        f"    main(['--root', {str(demo)!r}, 'hook', 'claude-stop', *{WHO!r}])\n"
-        "except SystemExit as stop:\n"
-        "    assert not stop.code, stop.code\n"
-        "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        input=event,
-        capture_output=True,
-        text=True,
-        env={"LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(demo)},
-        cwd=REPO,
-        check=True,
-    )
+    ran = probe(demo, ["hook", "claude-stop", *WHO], stdin=event)
+    assert ran.exit_code == 0
     assert list((demo / ".loopx" / "hooks").glob("claude-stop-*.json"))  # the counter was written
-    assert set(json.loads(proc.stderr.strip().splitlines()[-1])) & set(REMOVED) == set()
+    assert ran.modules & set(REMOVED) == set()

@@ -9,8 +9,6 @@ accept or refuse alike, with the same error.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,8 +24,9 @@ from loopx_core.store.lean import for_reading, from_model
 from loopx_core.store.postgres import PostgresStore
 from loopx_core.store.postgres.store import LeanPostgresReads
 from tests.builders import settle_turn
-from tests.conftest import T0, T0_ISO
+from tests.conftest import T0
 from tests.pg import Cluster, cluster_fixture  # noqa: F401  (the session fixture pg_cluster)
+from tests.probe import probe
 
 FLOOR = ("pydantic", "pydantic_core", "typer", "click", "jinja2", "rich", "mcp", "pluggy")
 
@@ -52,25 +51,9 @@ def team(tmp_path: Path, pg_cluster: Cluster) -> Iterator[tuple[Path, str, Postg
 
 def test_a_tick_on_a_team_store_imports_no_pydantic(team: tuple[Path, str, PostgresStore]) -> None:
     root, _, _ = team
-    code = (
-        "import sys, json\n"
-        "from loopx_core.cli.entry import main\n"
-        "try:\n"
-        f"    main(['--root', {str(root)!r}, 'quota', 'should-run', '-g', 'g', '-a', 'builder', '-f', 'json'])\n"
-        "except SystemExit as done:\n"
-        "    code = done.code\n"
-        f"print(json.dumps([code, sorted({{m.split('.')[0] for m in sys.modules}} & set({FLOOR!r}))]), file=sys.stderr)\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={"LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root)},
-        check=True,
-    )
-    exit_code, heavy = json.loads(proc.stderr.strip().splitlines()[-1])
-    assert json.loads(proc.stdout)["store"].startswith("postgresql://")
-    assert (exit_code, heavy) == (0, [])
+    ran = probe(root, ["quota", "should-run", "-g", "g", "-a", "builder", "-f", "json"])
+    assert json.loads(ran.stdout)["store"].startswith("postgresql://")
+    assert (ran.exit_code, ran.tops(FLOOR)) == (0, set())
 
 
 def test_a_tick_reads_a_team_store_the_lean_way(team: tuple[Path, str, PostgresStore]) -> None:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from loopx_core.models import lean
 from loopx_core.store import lean as lean_store
-from tests.test_lean_readers import SCALARS, SEEDS, TIMES, outcome, pydantic_outcome, typed
+from tests.lean_documents import SCALARS, SEEDS, TIMES, outcome, pydantic_outcome, typed
 
 FIELDS = tuple(lean.LedgerEvent.__slots__)
 WRITTEN = json.dumps(SEEDS["LedgerEvent"], separators=(",", ":")).encode()
