@@ -147,3 +147,47 @@ def test_a_failed_validation_says_why_in_words(tmp_path, command: str | None, wh
     with pytest.raises(SettlementError) as refused:
         settle_steps(ctx, [StepKind.VALIDATION], adapter="test")
     assert refused.value.message == f"writeback_rejected: validation failed: {why}; nothing was written back"
+
+
+def test_a_closed_turn_frees_the_agent_s_slot_and_a_spent_one_holds_its_todo(turn: tuple[Cli, str]) -> None:
+    """Spent but not completed: the todo is held for 7 days and the slot kept; closed: both freed."""
+    from datetime import timedelta
+
+    from loopx_core.ops.lease import SETTLED_HOLD_MINUTES
+
+    cli, key = turn
+    settle(cli, key)  # committed at the spend: the closeout comes with `todo complete`
+    state = FileStore(cli.root).read_goal("g")
+    assert state.todo("t1").lease_expires_at == T0 + timedelta(minutes=SETTLED_HOLD_MINUTES)  # type: ignore[union-attr]
+    assert state.open_turns == {"builder": key}
+    cli("todo", "block", "-g", "g", "-t", "t2", "--reason", "out of scope")
+    assert closeout(cli, key).exit_code == 0
+    assert FileStore(cli.root).read_goal("g").open_turns == {}
+
+
+def test_the_validation_receipt_says_what_the_host_reported(turn: tuple[Cli, str]) -> None:
+    cli, key = turn
+    settle(cli, key, "--evidence", "ci green")
+    phase = FileStore(cli.root).read_journal("g", key).phase("validation")
+    assert phase is not None and phase.receipt == {"reported": "passed", "evidence": ["ci green"]}
+
+
+def test_a_journal_whose_key_or_identity_was_changed_is_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from loopx_core.kernel.algebra import FailureKind
+    from loopx_core.settlement.steps import TurnContext, guard
+    from loopx_core.settlement.turns import begin_turn
+    from tests.builders import build_project
+
+    store = build_project(tmp_path, todo_count=2)
+    journal, _ = begin_turn(store, "g", "builder", T0, todo_id="t1")
+    ctx = TurnContext(store, "g", "builder", journal.turn_key, lambda: T0)
+    assert guard(ctx, journal) is None
+    other_key = journal.model_copy(update={"turn_key": "sha256:" + "0" * 64})
+    other_identity = journal.model_copy(
+        update={"identity": {**journal.identity, "turn_instance_id": "forged"}}
+    )
+    for tampered in (other_key, other_identity):
+        assert guard(ctx, tampered) == (
+            FailureKind.INVALID_IDENTITY,
+            "the journal's identity does not hash to its turn key",
+        )
