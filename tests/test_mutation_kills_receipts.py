@@ -84,3 +84,59 @@ def test_an_index_of_another_schema_is_refused_and_left_unchanged(goal: Project,
     with pytest.raises(SchemaUnsupportedError):
         goal.store.spend_receipt("g", "t-1")
     assert path.read_bytes() == before
+
+
+def sources(project: Project):  # type: ignore[no-untyped-def]
+    """The receipt index's sources of goal `g`."""
+    return project.store._receipt_sources("g")
+
+
+def test_a_spend_is_found_whatever_the_run_history_holds(goal: Project) -> None:
+    """A spend's lookup reads the ledger only: a history of another schema does not stop it."""
+    history = goal.store.runs_dir("g") / "index.jsonl"
+    history.parent.mkdir(parents=True, exist_ok=True)
+    history.write_text('{"schema_version": 2, "run_id": "r1"}\n')
+    found = goal.store.spend_receipt("g", "t-1")
+    assert found is not None and found.event_id == "ev-1"
+
+
+def test_an_index_that_keeps_pointing_at_another_line_is_refused_in_words(goal: Project) -> None:
+    from loopx_core.errors import StateInvalidError
+    from loopx_core.store import receipts
+
+    with pytest.raises(StateInvalidError) as caught:
+        receipts._event(sources(goal), lambda index: 0, "turn_instance_id", "t-2")
+    assert str(caught.value) == "receipt index of .loopx/goals/g/events.jsonl disagrees with the ledger"
+
+
+def test_a_ledger_that_cannot_be_read_at_an_offset_is_refused_naming_it(goal: Project) -> None:
+    from loopx_core.errors import StateInvalidError
+    from loopx_core.store import receipts
+
+    src = sources(goal)
+    src.ledger.unlink()
+    src.ledger.mkdir()
+    with pytest.raises(StateInvalidError) as caught:
+        receipts._event_at(src, 0)
+    assert str(caught.value) == "g/events.jsonl is unreadable: Is a directory"
+
+
+def test_a_damaged_ledger_line_met_while_indexing_is_refused_naming_the_ledger(goal: Project) -> None:
+    from loopx_core.errors import StateInvalidError
+
+    goal.store.receipts_path("g").unlink()  # the next lookup indexes the ledger from its start
+    ledger = goal.store.ledger_path("g")
+    ledger.write_text(ledger.read_text() + '{"schema_version": 1, "seq": "x"}\n')
+    with pytest.raises(StateInvalidError) as caught:
+        goal.store.spend_receipt("g", "t-1")
+    assert str(caught.value).startswith("a line of the ledger at .loopx/goals/g/events.jsonl is invalid at ")
+
+
+def test_a_run_in_the_history_is_indexed_by_its_id(goal: Project) -> None:
+    from loopx_core.store import receipts
+
+    history = goal.store.runs_dir("g") / "index.jsonl"
+    history.parent.mkdir(parents=True, exist_ok=True)
+    history.write_text('{"schema_version": 1, "run_id": "run-7"}\n[1]\n{"schema_version": 1, "run_id": 3}\n')
+    assert receipts.run_indexed(sources(goal), "run-7")
+    assert not receipts.run_indexed(sources(goal), "run-8")
