@@ -229,7 +229,10 @@ def request(
     try:
         conn.request(method, path, body=body, headers=sent)
         reply = conn.getresponse()
-        return Reply(reply.status, {k.lower(): v for k, v in reply.getheaders()}, reply.read().decode())
+        headers = {k.lower(): v for k, v in reply.getheaders()}
+        if headers.get("content-type", "").startswith("text/event-stream"):
+            return Reply(reply.status, headers, "")  # the live stream never ends: its head is the answer
+        return Reply(reply.status, headers, reply.read().decode())
     finally:
         conn.close()
 

@@ -129,3 +129,10 @@ def test_without_the_token_nothing_moves(
         [store.read_goal(g).model_dump() for g in ("parser", "docs")],
         store.read_registry().model_dump(),
     ) == before
+
+
+def test_the_live_stream_is_answered_by_its_head(site: tuple[Served, FileStore]) -> None:
+    """`/events` streams for as long as the page is open: a request reads its status and type only."""
+    served, _ = site
+    reply = request(served, "GET", "/events")
+    assert reply.status == 200 and reply.headers["content-type"].startswith("text/event-stream")
