@@ -2,7 +2,7 @@
 
 The hot-path tests pin what each command may import: the probe runs `cli.entry.main` in a new
 `python -c` (nothing imported before it but the probe's own `sys` and `json`), with a bare
-environment, and reads `sys.modules` when the command is done.
+environment and no coverage, and reads `sys.modules` when the command is done.
 """
 
 from __future__ import annotations
@@ -16,6 +16,9 @@ from typing import NamedTuple
 from tests.conftest import T0_ISO
 
 REPO = Path(__file__).resolve().parent.parent
+NO_COVERAGE = {"LOOPX_COVERAGE": "off"}
+"""The environment entry that keeps `make test`'s coverage out of a probed process (coverage
+itself imports hashlib, threading, dataclasses: scripts/coverage_startup.py honours it)."""
 
 
 class Probed(NamedTuple):
@@ -49,7 +52,7 @@ def probe(root: Path, argv: list[str], *, stdin: str = "", env: dict[str, str] |
         input=stdin,
         capture_output=True,
         text=True,
-        env={"LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root), **(env or {})},
+        env={**NO_COVERAGE, "LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root), **(env or {})},
         cwd=REPO,
         check=True,
     )
