@@ -17,7 +17,7 @@ from loopx_core.ops import goals, todos
 from loopx_core.settlement.steps import TurnContext
 from loopx_core.settlement.turns import begin_turn, record_host_phases, settle_steps
 from loopx_core.store.files import FileStore
-from tests.conftest import T0
+from tests.conftest import T0, run_loopx
 
 SETTLE = (StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK, StepKind.QUOTA_SPEND)
 
@@ -42,6 +42,18 @@ def build_project(
     for n in range(todo_count):
         todos.add_todo(store, goal, f"Todo {n + 1}", at)
     return store
+
+
+def demo_project(root: Path) -> Path:
+    """Through the CLI: `init`, goal `demo`, agent `builder` (python), todo "Write parser" (python)."""
+    for args in (
+        ["init"],
+        ["goal", "add", "-g", "demo", "-o", "Ship"],
+        ["agent", "register", "-a", "builder", "-c", "python"],
+        ["todo", "add", "-g", "demo", "--title", "Write parser", "-c", "python"],
+    ):
+        assert run_loopx(*args, root=root).exit_code == 0, args
+    return root
 
 
 def settle_turn(

@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loopx_core.cli.entry import parse_fast, parse_heartbeat, parse_hook
+from tests.builders import demo_project
 from tests.conftest import run_loopx
 from tests.probe import probe
 
@@ -52,14 +53,7 @@ HOT: dict[str, tuple[list[str], frozenset[str], str]] = {
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    for args in (
-        ["init"],
-        ["goal", "add", "-g", "demo", "-o", "Ship"],
-        ["agent", "register", "-a", "builder", "-c", "python"],
-        ["todo", "add", "-g", "demo", "--title", "Write parser", "-c", "python"],
-    ):
-        assert run_loopx(*args, root=tmp_path).exit_code == 0
-    return tmp_path
+    return demo_project(tmp_path)
 
 
 def heavy_imports(root: Path, argv: list[str]) -> set[str]:

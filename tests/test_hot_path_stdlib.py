@@ -18,6 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from loopx_core.models.identity import sha256_hex
+from tests.builders import demo_project
 from tests.conftest import REPO, T0, run_loopx
 from tests.probe import probe
 
@@ -45,14 +46,7 @@ DATACLASSES = ("dataclasses", "inspect", "ast", "dis", "tokenize")
 
 @pytest.fixture
 def demo(tmp_path: Path) -> Path:
-    for args in (
-        ["init"],
-        ["goal", "add", "-g", "demo", "-o", "Ship"],
-        ["agent", "register", "-a", "builder", "-c", "python"],
-        ["todo", "add", "-g", "demo", "--title", "Write parser", "-c", "python"],
-    ):
-        assert run_loopx(*args, root=tmp_path).exit_code == 0
-    return tmp_path
+    return demo_project(tmp_path)
 
 
 def loaded(root: Path, argv: list[str]) -> set[str]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders import demo_project
 from tests.conftest import run_loopx
 
 HOST = """
@@ -74,14 +75,7 @@ COMMANDS = [
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("project")
-    for args in (
-        ["init"],
-        ["goal", "add", "-g", "demo", "-o", "Ship"],
-        ["agent", "register", "-a", "builder", "-c", "python"],
-        ["todo", "add", "-g", "demo", "--title", "Write parser", "-c", "python"],
-    ):
-        assert run_loopx(*args, root=root).exit_code == 0
-    return root
+    return demo_project(root)
 
 
 def _site(folder: Path, source: str, entry_points: str) -> Path:
