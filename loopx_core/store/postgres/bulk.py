@@ -14,7 +14,7 @@ from loopx_core.models import GoalState, LedgerEvent, Registry
 from loopx_core.models.journal import TurnJournal
 from loopx_core.models.runs import RunIndexEntry
 from loopx_core.models.scheduler import SchedulerState
-from loopx_core.store.postgres.documents import validated
+from loopx_core.store.postgres.documents import parsed
 from loopx_core.store.postgres.schema import TABLES
 from loopx_core.store.postgres.store import MIGRATE_LOCK, REGISTRY_LOCK, PostgresStore, goal_key
 from loopx_core.store.snapshot import GoalDump, Snapshot, event_line, history_line, record_json
@@ -64,7 +64,7 @@ def _read(store: PostgresStore, conn: Conn, *, snapshot: bool) -> Snapshot:
 
 
 def _model(model: Any, text: str, what: str, where: str) -> Any:
-    return validated(text, model, what, where)
+    return parsed(text, model.__name__, what, where)
 
 
 def write(store: PostgresStore, snapshot: Snapshot, *, replace: bool) -> None:

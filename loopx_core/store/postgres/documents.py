@@ -8,35 +8,18 @@ needs it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any, TypeVar
-
-from loopx_core.store.atomic import explain
-
-if TYPE_CHECKING:
-    from pydantic import BaseModel
-
-M = TypeVar("M", bound="BaseModel")
-
-
-def validated(text: str, model: type[M], what: str, where: str) -> M:
-    """A stored document through its model (another schema_version: exit 8, left unchanged)."""
-    from pydantic import ValidationError
-
-    try:
-        return model.model_validate_json(text)
-    except ValidationError as exc:
-        raise explain(f"{where} ({what})", text.encode(), what, exc) from None
+from typing import Any
 
 
 def parsed(text: str, name: str, what: str, where: str, *, lean: bool = False) -> Any:
-    """A stored document as model `name`, or with `lean` its lean twin: the same refusals either way."""
+    """A stored document as model `name`, or with `lean` its lean twin: the same refusals either way
+    (another schema_version: exit 8, left unchanged); `where` is the store, as messages name it."""
     from loopx_core.store import lean as lean_reader
 
+    data, shown = text.encode(), f"{where} ({what})"
     if lean:
-        return lean_reader.parse(text.encode(), name, where=f"{where} ({what})", what=what)
-    model = getattr(importlib.import_module(lean_reader.MODEL_MODULES[name]), name)
-    return validated(text, model, what, where)
+        return lean_reader.parse(data, name, where=shown, what=what)
+    return lean_reader.validated(data, name, where=shown, what=what)
 
 
 def empty_scheduler(goal_id: str, *, lean: bool) -> Any:
