@@ -7,10 +7,12 @@ pluggy's only when another distribution declares LoopX plugins (or on any doubt)
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
-Packet = dict[str, Any]
+    Packet = dict[str, Any]
 
 
 def hint_contributors(surface: str | None) -> tuple[Callable[[Packet], None], ...]:

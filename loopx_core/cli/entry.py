@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from typing import NoReturn
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import NoReturn
 
 _SHOULD_RUN_OPTIONS = {
     "--goal-id": "goal_id",

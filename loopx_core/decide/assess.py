@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from loopx_core.clock import iso
 from loopx_core.decide import scope
-from loopx_core.quota import EVALUATION_ORDER, QuotaState, QuotaUsage
+from loopx_core.models.record import Record
+from loopx_core.quota import EVALUATION_ORDER
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Literal
+
     from loopx_core.models import AgentEntry, GoalEntry, GoalState, Todo
+    from loopx_core.quota import QuotaState, QuotaUsage
 
-Lane = Literal["inbox", "workspace", "replan", "monitor"]
+    Lane = Literal["inbox", "workspace", "replan", "monitor"]
 
 
-class Inputs(NamedTuple):
+class Inputs(Record):
     """Everything a decision reads, loaded once; should-run never writes."""
 
     goal_id: str
@@ -49,7 +53,7 @@ class Inputs(NamedTuple):
         return frozenset(self.agent.capabilities if self.agent else ())
 
 
-class Assessment(NamedTuple):
+class Assessment(Record):
     """The quota state and what led to it."""
 
     state: QuotaState

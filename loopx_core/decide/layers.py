@@ -9,22 +9,27 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from loopx_core import commands
-from loopx_core.decide.assess import Assessment, Inputs
 from loopx_core.decide.scope import lease_lost, scope_refusal
 from loopx_core.models.identity import SettlementIdentity, replan_obligation_id, sha256_hex, turn_instance_id
+from loopx_core.models.record import Record
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Literal
+
+    from loopx_core.decide.assess import Assessment, Inputs
     from loopx_core.models import Todo
 
-DecisionKind = Literal["run", "skip", "observe", "repair"]
+    DecisionKind = Literal["run", "skip", "observe", "repair"]
+    Fields = dict[str, Any]
+    Layer = Callable[[Inputs, Assessment, "Decision", Fields], "Decision"]
 
 
-class Decision(NamedTuple):
+class Decision(Record):
     """The decision as it flows through the around layers."""
 
     decision: DecisionKind
@@ -37,10 +42,6 @@ class Decision(NamedTuple):
     """The layer that short-circuited, if any; later layers keep its effect."""
     turn_instance_id: str | None = None
     replan_obligation_id: str | None = None
-
-
-Fields = dict[str, Any]
-Layer = Callable[[Inputs, Assessment, Decision, Fields], Decision]
 
 
 def base_decision(inputs: Inputs, a: Assessment) -> Decision:

@@ -2,27 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
-
 from loopx_core.clock import iso
-from loopx_core.decide.assess import Assessment, Inputs, assess
-from loopx_core.decide.layers import Decision, run_layers
+from loopx_core.decide.assess import Inputs, assess
+from loopx_core.decide.layers import run_layers
 from loopx_core.errors import NotFoundError, StateInvalidError
 from loopx_core.ids import check_id
 from loopx_core.kernel.plan import build_plan
 from loopx_core.models.identity import SettlementIdentity
 from loopx_core.quota import compute_usage, lookback
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from datetime import datetime
+    from typing import Any
+
+    from loopx_core.decide.assess import Assessment
+    from loopx_core.decide.layers import Decision
     from loopx_core.models import Registry
     from loopx_core.store.base import Store
 
-PACKET_SCHEMA = "loopx_quota_should_run_v1"
+    Packet = dict[str, Any]
+    HintContributor = Callable[[Packet], None]
 
-Packet = dict[str, Any]
-HintContributor = Callable[[Packet], None]
+PACKET_SCHEMA = "loopx_quota_should_run_v1"
 
 
 def load_inputs(

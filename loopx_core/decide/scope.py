@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import TYPE_CHECKING
-
 from loopx_core.models.identity import SettlementIdentity
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from loopx_core.models import GoalState, Todo
 
 

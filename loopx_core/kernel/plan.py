@@ -8,10 +8,11 @@ re-exports it): a tick does not build the failure kinds and result records.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING, NamedTuple
 
 from loopx_core.errors import SettlementError
+from loopx_core.models.record import Record
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
     from loopx_core.models.identity import SettlementIdentity
 
@@ -25,7 +26,7 @@ class StepKind(StrEnum):
     TERMINAL_CLOSEOUT = "terminal_closeout"
 
 
-class SettlementStep(NamedTuple):
+class SettlementStep(Record):
     """One planned step: who performs it, what must hold first, how it is deduplicated."""
 
     kind: StepKind
@@ -45,7 +46,7 @@ class SettlementStep(NamedTuple):
         }
 
 
-class SettlementPlan(NamedTuple):
+class SettlementPlan(Record):
     """The ordered steps that settle one identity."""
 
     identity: SettlementIdentity

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, NoReturn
 
 from loopx_core.errors import UsageError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 try:  # the interpreter's own sha256: hashlib loads OpenSSL (2.5 ms of should-run's start)
     from _sha256 import sha256 as _sha256  # CPython 3.11

@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import os
 from _thread import allocate_lock
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from loopx_core.errors import NotFoundError, UsageError
+from loopx_core.models.record import Record
 from loopx_core.store import dsn as dsns
 from loopx_core.store.atomic import atomic_write_bytes
 from loopx_core.store.files import STATE_DIR, FileStore
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, Literal
+
     from loopx_core.store.base import Store
     from loopx_core.store.config import StoreConfig
 
@@ -38,7 +41,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-class StoreChoice(NamedTuple):
+class StoreChoice(Record):
     """A chosen store: `files` or a PostgreSQL DSN, and where the choice came from."""
 
     target: str
