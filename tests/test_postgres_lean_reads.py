@@ -22,7 +22,7 @@ from loopx_core.ops import goals, todos
 from loopx_core.store.choice import open_target, record
 from loopx_core.store.lean import for_reading, from_model
 from loopx_core.store.postgres import PostgresStore
-from loopx_core.store.postgres.store import LeanPostgresReads
+from loopx_core.store.postgres.lean_reads import LeanPostgresReads
 from tests.builders import settle_turn
 from tests.conftest import T0
 from tests.pg import Cluster, cluster_fixture  # noqa: F401  (the session fixture pg_cluster)

@@ -1,6 +1,6 @@
-"""The PostgreSQL team store (psycopg 3): imported only when a project uses it."""
+"""The PostgreSQL team store: imported only when a project uses it (psycopg only on its first statement)."""
 
-from loopx_core.store.postgres.session import StoreUnavailableError
+from loopx_core.store.postgres.common import StoreUnavailableError
 from loopx_core.store.postgres.store import PostgresStore
 
 __all__ = ["PostgresStore", "StoreUnavailableError"]

@@ -29,20 +29,15 @@ from psycopg import errors as pg_errors
 
 from loopx_core.errors import ConflictError, LockTimeoutError, LoopxError, RefusedError, StateInvalidError
 from loopx_core.store.lock import lock_timeout
+from loopx_core.store.postgres.common import APPLICATION_NAME, CONNECT_TIMEOUT_S, StoreUnavailableError
 
 T = TypeVar("T")
+__all__ = ["Connections", "Session", "StoreUnavailableError", "clean"]
 
-APPLICATION_NAME = "loopx"
 _PATH_IN_MESSAGE = re.compile(r'"/[^"]*"|(?<![\w/])/[\w./-]+')
 _RETRY_PAUSE_S = (0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 FIRST_CONNECT_RETRY_S = 3.0
 """How long a process that never reached the server retries connecting."""
-
-
-class StoreUnavailableError(LockTimeoutError):
-    """The database could not be reached, or the connection broke where no retry is safe (exit 6)."""
-
-    code = "store_unavailable"
 
 
 def clean(message: str) -> str:
@@ -144,7 +139,7 @@ class Connections:
 
 
 def _connect_options() -> dict[str, Any]:
-    return {"autocommit": True, "application_name": APPLICATION_NAME, "connect_timeout": 10}
+    return {"autocommit": True, "application_name": APPLICATION_NAME, "connect_timeout": CONNECT_TIMEOUT_S}
 
 
 def _lock_statement(keys: list[str]) -> str:

@@ -7,8 +7,9 @@ per receipt (one spend per turn instance, one void per spend, one history line p
 Locks, retries and transactions: `session`. The project folder keeps only what is local to
 the machine (`.loopx/store.json` naming this store, host hook state).
 
-pydantic and the models load on a write or a validated read only: a tick reads through
-`lean_reads()`, the generated lean readers (`loopx_core.store.lean`), as the file store's does.
+pydantic and the models load on a write or a validated read only, and psycopg on the first
+statement through it: a tick reads through `lean_reads()` (`lean_reads.LeanPostgresReads`:
+libpq through ctypes and the generated lean readers, psycopg and pydantic on any doubt).
 """
 
 from __future__ import annotations
@@ -20,27 +21,30 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import psycopg
-from psycopg import errors as pg_errors
-
 from loopx_core.errors import ConflictError, NotFoundError, SchemaUnsupportedError
 from loopx_core.faults import race_window
 from loopx_core.ids import check_id
 from loopx_core.models.constants import SCHEMA_VERSION
 from loopx_core.models.identity import check_turn_key
 from loopx_core.store.files import STATE_DIR
-from loopx_core.store.postgres.documents import empty_scheduler, parsed
+from loopx_core.store.postgres.documents import parsed
+from loopx_core.store.postgres.lean_reads import LeanLink, LeanPostgresReads
+from loopx_core.store.postgres.reads import NO_STATE, SCHEMA_EXISTS, VERSION, DocumentReads
 from loopx_core.store.postgres.schema import LATEST, MIGRATIONS
-from loopx_core.store.postgres.session import Connections, Session
+from loopx_core.store.postgres.writes import append_history, insert_event, schema_version_in, upsert_run
 
 if TYPE_CHECKING:
+    import psycopg
+
     from loopx_core.models import GoalState, LedgerEvent, Registry
     from loopx_core.models.journal import TurnJournal
     from loopx_core.models.runs import RunIndexEntry
     from loopx_core.models.scheduler import SchedulerState
+    from loopx_core.store.postgres.session import Session
+
+    Conn = psycopg.Connection[Any]
 
 T = TypeVar("T")
-Conn = psycopg.Connection[Any]
 
 REGISTRY_LOCK = ":registry"
 MIGRATE_LOCK = ":migrate"
@@ -51,32 +55,54 @@ def goal_key(goal_id: str) -> str:
     return f":goal:{check_id('goal', goal_id)}"
 
 
-class PostgresStore:
+class PostgresStore(DocumentReads):
     """Registry, goal states, ledgers, journals, runs and scheduler state in PostgreSQL."""
 
     def __init__(self, root: Path, dsn: str, shown: str, *, pooled: bool = False) -> None:
         self.root = root
         self.state_dir = root / STATE_DIR
         self.label = shown
-        self.session = Session(Connections(dsn, shown, pooled=pooled))
+        self._dsn, self._pooled = dsn, pooled
+        self._session: Session | None = None
+        self.lean_link = LeanLink(dsn, enabled=not pooled)  # a pooled store (a long process) has psycopg
         self._schema_checked = False
 
+    @property
+    def session(self) -> Session:
+        """Transactions, locks and retries over psycopg (imported on first use)."""
+        if self._session is None:
+            from loopx_core.store.postgres.session import Connections, Session
+
+            self._session = Session(Connections(self._dsn, self.label, pooled=self._pooled))
+        return self._session
+
+    @property
+    def in_transaction(self) -> bool:
+        """True when this thread runs inside a transaction of this store."""
+        return self._session is not None and self._session.in_transaction
+
     def lean_reads(self) -> LeanPostgresReads:
-        """This store's reads for a tick, through the lean readers (pydantic only on doubt)."""
+        """This store's reads for a tick: libpq and the lean readers (psycopg, pydantic only on doubt)."""
         return LeanPostgresReads(self)
 
     def close(self) -> None:
         """Close this store's connections."""
-        self.session.connections.close()
+        self.lean_link.close()
+        if self._session is not None:
+            self._session.connections.close()
+
+    def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """The statement's rows over psycopg (in the thread's transaction if it has one)."""
+        return self.session.read(lambda c: c.execute(sql, params).fetchall())  # type: ignore[arg-type]
 
     # -- schema ------------------------------------------------------------------------
     def schema_version(self) -> int | None:
         """The database's LoopX schema version (None: no LoopX schema there yet)."""
 
         def query(conn: Conn) -> int | None:
-            if conn.execute("SELECT to_regclass('loopx_schema') IS NOT NULL").fetchone()[0] is False:  # type: ignore[index]
+            if conn.execute(SCHEMA_EXISTS).fetchone()[0] is False:  # type: ignore[index]
                 return None
-            row = conn.execute("SELECT version FROM loopx_schema").fetchone()
+            row = conn.execute(VERSION).fetchone()
             return int(row[0]) if row else None
 
         return self.session.read(query)
@@ -93,7 +119,7 @@ class PostgresStore:
         """Create the schema or bring it forward to the latest version; the version now."""
 
         def apply(conn: Conn) -> int:
-            version = _version(conn)
+            version = schema_version_in(conn)
             self._refuse_newer(version)
             for target, sql in MIGRATIONS:
                 if version is None or target > version:
@@ -112,9 +138,7 @@ class PostgresStore:
             return
         version = self.schema_version()
         if version is None:
-            raise NotFoundError(
-                f"no LoopX state in the store {self.label}: run `loopx init --store ...` first"
-            )
+            raise NotFoundError(NO_STATE.format(self.label))
         self._refuse_newer(version)
         if version < LATEST:
             self.migrate_schema()
@@ -146,27 +170,10 @@ class PostgresStore:
 
         return self.session.write([REGISTRY_LOCK], create)
 
-    # -- documents ---------------------------------------------------------------------
-    def _doc(self, sql: str, params: tuple[Any, ...], name: str, what: str, *, lean: bool = False) -> Any:
-        """The one document `sql` selects, as model `name` (or its lean twin)."""
-        self._ready()
-        row = self.session.read(lambda c: c.execute(sql, params).fetchone())  # type: ignore[arg-type]
-        if row is None:
-            raise NotFoundError(f"{what} not found in the store {self.label}")
-        return parsed(row[0], name, what, self.label, lean=lean)
-
     # -- registry ----------------------------------------------------------------------
     def read_registry(self) -> Registry:
         """The registry, validated."""
         return self._registry(lean=False)  # type: ignore[no-any-return]
-
-    def _registry(self, *, lean: bool) -> Any:
-        try:
-            return self._doc("SELECT doc::text FROM loopx_registry", (), "Registry", "registry", lean=lean)
-        except NotFoundError:
-            raise NotFoundError(
-                f"no LoopX state in the store {self.label}: run `loopx init --store ...` first"
-            ) from None
 
     def update_registry(self, change: Callable[[Registry], T]) -> T:
         """Apply `change` to the registry under its lock, in one transaction."""
@@ -185,15 +192,6 @@ class PostgresStore:
     def read_goal(self, goal_id: str) -> GoalState:
         """A goal's state, validated."""
         return self._goal(goal_id, lean=False)  # type: ignore[no-any-return]
-
-    def _goal(self, goal_id: str, *, lean: bool) -> Any:
-        return self._doc(
-            "SELECT doc::text FROM loopx_goals WHERE goal_id = %s",
-            (check_id("goal", goal_id),),
-            "GoalState",
-            f"state of goal {goal_id!r}",
-            lean=lean,
-        )
 
     def create_goal(self, state: GoalState) -> None:
         """Insert a new goal's first state; `ConflictError` if it has one."""
@@ -250,19 +248,6 @@ class PostgresStore:
         """The goal's scheduler state, validated (empty if no host reported yet)."""
         return self._scheduler(goal_id, lean=False)  # type: ignore[no-any-return]
 
-    def _scheduler(self, goal_id: str, *, lean: bool) -> Any:
-        try:
-            return self._doc(
-                "SELECT doc::text FROM loopx_scheduler WHERE goal_id = %s",
-                (check_id("goal", goal_id),),
-                "SchedulerState",
-                "scheduler state",
-                lean=lean,
-            )
-        except NotFoundError:
-            self._ready()
-            return empty_scheduler(goal_id, lean=lean)
-
     def write_scheduler(self, state: SchedulerState) -> None:
         """Write the goal's scheduler state (goal lock held)."""
         self._ready()
@@ -279,16 +264,6 @@ class PostgresStore:
     def read_journal(self, goal_id: str, turn_key: str) -> TurnJournal:
         """A turn journal (missing: `NotFoundError`; malformed: `StateInvalidError`)."""
         return self._journal(goal_id, turn_key, lean=False)  # type: ignore[no-any-return]
-
-    def _journal(self, goal_id: str, turn_key: str, *, lean: bool) -> Any:
-        check_turn_key(turn_key)
-        return self._doc(
-            "SELECT doc::text FROM loopx_journals WHERE goal_id = %s AND turn_key = %s",
-            (check_id("goal", goal_id), turn_key),
-            "TurnJournal",
-            "turn journal",
-            lean=lean,
-        )
 
     def has_journal(self, goal_id: str, turn_key: str) -> bool:
         """True when the turn has a journal (open or a tombstone)."""
@@ -341,21 +316,9 @@ class PostgresStore:
 
         return self.session.write([goal_key(goal_id)], body)
 
-    def _events(self, sql: str, params: tuple[Any, ...], *, lean: bool = False) -> list[LedgerEvent]:
-        self._ready()
-        rows = self.session.read(lambda c: c.execute(sql, params).fetchall())  # type: ignore[arg-type]
-        return [parsed(r[0], "LedgerEvent", "a line of the ledger", self.label, lean=lean) for r in rows]
-
     def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:
         """Ledger events at or after `since`, oldest first."""
         return self._since(goal_id, since, lean=False)
-
-    def _since(self, goal_id: str, since: datetime, *, lean: bool) -> list[Any]:
-        return self._events(
-            "SELECT body::text FROM loopx_events WHERE goal_id = %s AND at >= %s ORDER BY seq",
-            (check_id("goal", goal_id), since),
-            lean=lean,
-        )
 
     def ledger_all(self, goal_id: str) -> list[LedgerEvent]:
         """The whole ledger, oldest first."""
@@ -411,14 +374,6 @@ class PostgresStore:
         """The run history (only its `last` entries if given), oldest first."""
         return self._history(goal_id, last, lean=False)
 
-    def _history(self, goal_id: str, last: int | None, *, lean: bool) -> list[Any]:
-        self._ready()
-        sql = "SELECT entry::text FROM loopx_run_index WHERE goal_id = %s ORDER BY position DESC LIMIT %s"
-        params = (check_id("goal", goal_id), last if last is None or last >= 0 else 0)
-        rows = self.session.read(lambda c: c.execute(sql, params).fetchall())
-        what = "a line of the run history"
-        return [parsed(r[0], "RunIndexEntry", what, self.label, lean=lean) for r in reversed(rows)]
-
     def read_run(self, goal_id: str, run_id: str) -> dict[str, Any]:
         """One run's full record, as written at its durable writeback."""
         check_id("run", run_id)
@@ -432,90 +387,3 @@ class PostgresStore:
             where = f"{self.label} (run {run_id})"
             raise SchemaUnsupportedError(f"run record {where} is not a schema 1 run record", path=where)
         return data
-
-
-# -- rows shared with the migration ------------------------------------------------------------
-def insert_event(conn: Conn, goal_id: str, event: LedgerEvent, body: str) -> None:
-    """One ledger row (the unique indexes refuse a second receipt for the same turn or spend)."""
-    conn.execute(
-        "INSERT INTO loopx_events (goal_id, seq, event_id, kind, at, turn_instance_id, voids_event_id, body) "
-        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s::json)",
-        (
-            goal_id,
-            event.seq,
-            event.event_id,
-            event.kind,
-            event.at,
-            event.turn_instance_id,
-            event.voids_event_id,
-            body,
-        ),
-    )
-
-
-def upsert_run(conn: Conn, goal_id: str, run_id: str, record: dict[str, Any], markdown: str) -> None:
-    """A run record (a retried writeback rewrites the record, never the history)."""
-    from loopx_core.store.snapshot import record_json
-
-    conn.execute(
-        "INSERT INTO loopx_runs (goal_id, run_id, record, markdown) VALUES (%s, %s, %s::json, %s) "
-        "ON CONFLICT (goal_id, run_id) DO UPDATE SET record = EXCLUDED.record, markdown = EXCLUDED.markdown",
-        (goal_id, run_id, record_json(record), markdown),
-    )
-
-
-def append_history(conn: Conn, goal_id: str, run_id: str, line: str) -> None:
-    """One history row at the end (the unique constraint indexes each run once)."""
-    conn.execute(
-        "INSERT INTO loopx_run_index (goal_id, position, run_id, entry) "
-        "SELECT %s, coalesce(max(position), 0) + 1, %s, %s::json FROM loopx_run_index WHERE goal_id = %s",
-        (goal_id, run_id, line, goal_id),
-    )
-
-
-def _version(conn: Conn) -> int | None:
-    try:
-        conn.execute("SAVEPOINT loopx_version")
-        row = conn.execute("SELECT version FROM loopx_schema").fetchone()
-        conn.execute("RELEASE SAVEPOINT loopx_version")
-    except pg_errors.UndefinedTable:
-        conn.execute("ROLLBACK TO SAVEPOINT loopx_version")
-        return None
-    return int(row[0]) if row else None
-
-
-class LeanPostgresReads:
-    """The reads of a `PostgresStore` a tick (and a host's hooks) make, through the lean readers.
-
-    Same rows, same errors as the store's own reads; only the parsing differs (pydantic settles
-    any doubt). Read-only, as `loopx_core.store.lean.LeanFileStore` is for the file store.
-    """
-
-    def __init__(self, store: PostgresStore) -> None:
-        self.store = store
-        self.root = store.root
-        self.label = store.label
-
-    def read_registry(self) -> Any:
-        """The registry (lean)."""
-        return self.store._registry(lean=True)
-
-    def read_goal(self, goal_id: str) -> Any:
-        """A goal's state (lean)."""
-        return self.store._goal(goal_id, lean=True)
-
-    def read_journal(self, goal_id: str, turn_key: str) -> Any:
-        """A turn journal (lean)."""
-        return self.store._journal(goal_id, turn_key, lean=True)
-
-    def read_scheduler(self, goal_id: str) -> Any:
-        """The goal's scheduler state (lean; empty if no host reported yet)."""
-        return self.store._scheduler(goal_id, lean=True)
-
-    def ledger_since(self, goal_id: str, since: datetime) -> list[Any]:
-        """Ledger events (lean) at or after `since`, oldest first."""
-        return self.store._since(goal_id, since, lean=True)
-
-    def read_history(self, goal_id: str, *, last: int | None = None) -> list[Any]:
-        """The run history (lean; only its `last` entries if given), oldest first."""
-        return self.store._history(goal_id, last, lean=True)

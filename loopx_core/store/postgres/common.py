@@ -1,0 +1,17 @@
+"""What both of the store's transports share, without importing psycopg: how a connection is
+opened (its libpq options), and the error a store that cannot be reached is."""
+
+from __future__ import annotations
+
+from loopx_core.errors import LockTimeoutError
+
+APPLICATION_NAME = "loopx"
+CONNECT_TIMEOUT_S = 10
+LIBPQ_OPTIONS = {"application_name": APPLICATION_NAME, "connect_timeout": str(CONNECT_TIMEOUT_S)}
+"""The libpq options every connection of the store has (they win over the DSN's own)."""
+
+
+class StoreUnavailableError(LockTimeoutError):
+    """The database could not be reached, or the connection broke where no retry is safe (exit 6)."""
+
+    code = "store_unavailable"

@@ -1,0 +1,122 @@
+"""A tick's reads of the PostgreSQL store with neither pydantic nor psycopg.
+
+`LeanPostgresReads` reads the rows a tick needs through libpq directly (`libpq`, one
+connection per store and thread that first asked) and parses them with the generated lean
+readers. Whenever the lean transport is in doubt (no libpq, a connection or a statement that
+fails, a schema that is not the latest, a pooled store, a read inside a transaction) it asks
+the store's own psycopg path for that read and every later one, so each error and exit code a
+user sees is exactly the psycopg path's, retries included.
+"""
+
+from __future__ import annotations
+
+from _thread import get_ident
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from loopx_core.store.postgres.common import LIBPQ_OPTIONS
+from loopx_core.store.postgres.reads import SCHEMA_EXISTS, VERSION, DocumentReads
+from loopx_core.store.postgres.schema import LATEST
+
+if TYPE_CHECKING:
+    from loopx_core.store.postgres.libpq import LeanConnection
+    from loopx_core.store.postgres.store import PostgresStore
+
+
+class LeanLink:
+    """The lean transport of one store: a libpq connection opened on first use, dropped on any doubt."""
+
+    def __init__(self, dsn: str, *, enabled: bool = True) -> None:
+        self.dsn = dsn
+        self.enabled = enabled
+        self._conn: LeanConnection | None = None
+        self._thread = get_ident()
+
+    def rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """The statement's rows over libpq; `libpq.Doubt` (and the link off for good) when unsure."""
+        from loopx_core.store.postgres import libpq
+
+        if not self.enabled or get_ident() != self._thread:
+            raise libpq.Doubt("the lean transport is off")
+        try:
+            if self._conn is None:
+                self._conn = libpq.LeanConnection(self.dsn, LIBPQ_OPTIONS)
+                import atexit  # a C module: close the session cleanly as psycopg's finaliser would
+
+                atexit.register(self.close)
+            return self._conn.rows(sql, params)
+        except libpq.Doubt:
+            self.close()
+            self.enabled = False
+            raise
+
+    def close(self) -> None:
+        """Close the connection (the link may open a new one)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+
+class LeanPostgresReads(DocumentReads):
+    """The reads of a `PostgresStore` a tick (and a host's hooks) make, through libpq and the lean readers.
+
+    Same rows, same errors as the store's own reads; only the transport and the parsing differ
+    (psycopg and pydantic settle any doubt). Read-only, as `loopx_core.store.lean.LeanFileStore`
+    is for the file store.
+    """
+
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+        self.root = store.root
+        self.label = store.label
+
+    def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """Over libpq when the store is not inside a transaction and the link is sure, else psycopg."""
+        from loopx_core.store.postgres.libpq import Doubt
+
+        if not self.store.in_transaction:
+            try:
+                return self.store.lean_link.rows(sql, params)
+            except Doubt:
+                pass
+        return self.store._rows(sql, params)
+
+    def _ready(self) -> None:
+        """The schema check: the latest version confirmed over libpq, anything else the store's own."""
+        from loopx_core.store.postgres.libpq import Doubt
+
+        if self.store._schema_checked:
+            return
+        if not self.store.in_transaction:
+            link = self.store.lean_link
+            try:
+                if link.rows(SCHEMA_EXISTS, ()) == [(True,)] and link.rows(VERSION, ()) == [(LATEST,)]:
+                    self.store._schema_checked = True
+                    return
+            except Doubt:
+                pass
+        self.store._ready()
+
+    def read_registry(self) -> Any:
+        """The registry (lean)."""
+        return self._registry(lean=True)
+
+    def read_goal(self, goal_id: str) -> Any:
+        """A goal's state (lean)."""
+        return self._goal(goal_id, lean=True)
+
+    def read_journal(self, goal_id: str, turn_key: str) -> Any:
+        """A turn journal (lean)."""
+        return self._journal(goal_id, turn_key, lean=True)
+
+    def read_scheduler(self, goal_id: str) -> Any:
+        """The goal's scheduler state (lean; empty if no host reported yet)."""
+        return self._scheduler(goal_id, lean=True)
+
+    def ledger_since(self, goal_id: str, since: datetime) -> list[Any]:
+        """Ledger events (lean) at or after `since`, oldest first."""
+        return self._since(goal_id, since, lean=True)
+
+    def read_history(self, goal_id: str, *, last: int | None = None) -> list[Any]:
+        """The run history (lean; only its `last` entries if given), oldest first."""
+        return self._history(goal_id, last, lean=True)

@@ -1,0 +1,261 @@
+"""A lean read transport: libpq itself through `ctypes`, for a tick that must not import psycopg.
+
+psycopg (its `__init__` alone pulls its C extension, asyncio, logging, typing machinery)
+costs a tick on the team store about 100 ms here; `ctypes` costs under 2 ms. The library
+loaded is the one psycopg itself would use (`library_path`), so every DSN means what it means
+to psycopg: libpq parses it, reads PG* variables, service and password files, negotiates SSL.
+
+Only what a tick's reads need: connect, run a statement with text parameters, read text
+results. Anything this module is unsure of (no library, a connection or statement error, a
+client encoding other than UTF8, a column type or parameter it does not know) is `Doubt`,
+and the caller asks psycopg instead, so every error a user sees stays psycopg's.
+`ctypes.util.find_library` is never used: it runs subprocesses.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+c_char_pp = ctypes.POINTER(ctypes.c_char_p)
+CONNECTION_OK = 0
+PGRES_TUPLES_OK = 2
+TEXT_OIDS = frozenset((25, 1043))  # text, varchar: the documents are read cast to ::text
+INT_OIDS = frozenset((20, 21, 23))
+BOOL_OID = 16
+INT64 = 1 << 63
+
+
+class Doubt(Exception):
+    """The lean transport cannot answer this for sure: ask psycopg."""
+
+
+class _Option(ctypes.Structure):
+    """libpq's `PQconninfoOption`."""
+
+    _fields_ = [
+        ("keyword", ctypes.c_char_p),
+        ("envvar", ctypes.c_char_p),
+        ("compiled", ctypes.c_char_p),
+        ("val", ctypes.c_char_p),
+        ("label", ctypes.c_char_p),
+        ("dispchar", ctypes.c_char_p),
+        ("dispsize", ctypes.c_int),
+    ]
+
+
+def _site_dirs() -> list[str]:
+    return [entry for entry in sys.path if entry and os.path.isdir(entry)]
+
+
+def library_path() -> str | None:
+    """The libpq psycopg would load here, without importing psycopg (None: psycopg is not installed).
+
+    psycopg picks its implementation as `PSYCOPG_IMPL` says, else the first installed of
+    `psycopg_c` (linked to the system libpq), `psycopg_binary` (its own bundled libpq), and the
+    pure-Python one (the system libpq).
+    """
+    dirs = _site_dirs()
+    if not any(os.path.isdir(os.path.join(d, "psycopg")) for d in dirs):
+        return None
+    impl = os.environ.get("PSYCOPG_IMPL", "")
+    if impl in ("", "binary"):
+        has_c = any(os.path.isdir(os.path.join(d, "psycopg_c")) for d in dirs)
+        for d in dirs if impl == "binary" or not has_c else ():
+            libs = os.path.join(d, "psycopg_binary.libs")
+            if os.path.isdir(os.path.join(d, "psycopg_binary")) and os.path.isdir(libs):
+                found = sorted(n for n in os.listdir(libs) if n.startswith("libpq-") and ".so" in n)
+                if found:
+                    return os.path.join(libs, found[0])
+        if impl == "binary":
+            return None
+    if impl not in ("", "c", "python"):
+        return None  # psycopg refuses an unknown implementation: let it say so
+    return "libpq.so.5" if sys.platform.startswith("linux") else None
+
+
+_LIB: list[Any] = []
+
+
+def library() -> Any:
+    """libpq, loaded once with the prototypes used here; `Doubt` when it cannot be loaded."""
+    if _LIB:
+        if _LIB[0] is None:
+            raise Doubt("libpq is not loadable")
+        return _LIB[0]
+    path = library_path()
+    try:
+        if path is None:
+            raise OSError("no libpq")
+        lib = ctypes.CDLL(path)
+        _prototypes(lib)
+    except (OSError, AttributeError):
+        _LIB.append(None)
+        raise Doubt("libpq is not loadable") from None
+    _LIB.append(lib)
+    return lib
+
+
+def _prototypes(lib: Any) -> None:
+    p, i, s = ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p
+    for name, restype, argtypes in (
+        ("PQconnectdbParams", p, [c_char_pp, c_char_pp, i]),
+        ("PQstatus", i, [p]),
+        ("PQparameterStatus", s, [p, s]),
+        ("PQexecParams", p, [p, s, i, p, c_char_pp, p, p, i]),
+        ("PQresultStatus", i, [p]),
+        ("PQntuples", i, [p]),
+        ("PQnfields", i, [p]),
+        ("PQftype", ctypes.c_uint, [p, i]),
+        ("PQgetvalue", p, [p, i, i]),
+        ("PQgetlength", i, [p, i, i]),
+        ("PQgetisnull", i, [p, i, i]),
+        ("PQclear", None, [p]),
+        ("PQfinish", None, [p]),
+        ("PQconninfoParse", ctypes.POINTER(_Option), [s, c_char_pp]),
+        ("PQconninfoFree", None, [ctypes.POINTER(_Option)]),
+        ("PQfreemem", None, [p]),
+    ):
+        function = getattr(lib, name)
+        function.restype, function.argtypes = restype, argtypes
+
+
+def _strings(values: Sequence[bytes | None]) -> Any:
+    return (ctypes.c_char_p * (len(values) + 1))(*values, None)
+
+
+def conninfo(dsn: str) -> dict[str, str]:
+    """The DSN's libpq parameters that are set, as psycopg's `conninfo_to_dict` gives them.
+
+    `Doubt` for anything else (no libpq, a NUL byte, a DSN libpq refuses, bytes that are not
+    UTF-8): psycopg's parser then says what is wrong, as it always did.
+    """
+    lib = library()
+    if "\x00" in dsn:
+        raise Doubt("a NUL byte")
+    error = ctypes.c_char_p()
+    try:
+        options = lib.PQconninfoParse(dsn.encode(), ctypes.byref(error))
+    except UnicodeError:
+        raise Doubt("not encodable") from None
+    if not options:
+        if error.value is not None:
+            lib.PQfreemem(error)
+        raise Doubt("refused by libpq")
+    try:
+        params: dict[str, str] = {}
+        n = 0
+        while options[n].keyword is not None:
+            if options[n].val is not None:
+                params[options[n].keyword.decode()] = options[n].val.decode()
+            n += 1
+        return params
+    except UnicodeError:
+        raise Doubt("not UTF-8") from None
+    finally:
+        lib.PQconninfoFree(options)
+
+
+def _param(value: Any) -> bytes | None:
+    """A statement parameter as text (the server infers its type from where it stands)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise Doubt("a NUL byte in a parameter")
+        return value.encode()
+    if type(value) is int and -INT64 <= value < INT64:
+        return str(value).encode()
+    if type(value) is datetime:
+        return value.isoformat().encode()
+    raise Doubt(f"a parameter of type {type(value).__name__}")
+
+
+def numbered(sql: str) -> bytes:
+    """psycopg's `%s` placeholders as libpq's `$1`, `$2`, ... (a statement with any other `%`: `Doubt`)."""
+    parts = sql.split("%s")
+    if any("%" in part for part in parts):
+        raise Doubt("a statement with a literal %")
+    out = parts[0]
+    for n, part in enumerate(parts[1:], start=1):
+        out += f"${n}{part}"
+    return out.encode()
+
+
+class LeanConnection:
+    """One libpq connection in autocommit, opened with the options psycopg's path gives it."""
+
+    def __init__(self, dsn: str, options: dict[str, str]) -> None:
+        lib = library()
+        if "\x00" in dsn or any("\x00" in v for v in options.values()):
+            raise Doubt("a NUL byte")
+        try:
+            pairs = [(b"dbname", dsn.encode())] + [(k.encode(), v.encode()) for k, v in options.items()]
+        except UnicodeError:
+            raise Doubt("not encodable") from None
+        # expand_dbname: the DSN is expanded in place, so the options after it win (as psycopg's do)
+        self._lib = lib
+        self._conn = lib.PQconnectdbParams(
+            _strings([k for k, _ in pairs]), _strings([v for _, v in pairs]), 1
+        )
+        if not self._conn:
+            raise Doubt("out of memory")
+        if lib.PQstatus(self._conn) != CONNECTION_OK or self._encoding() != b"UTF8":
+            self.close()
+            raise Doubt("not connected")
+
+    def _encoding(self) -> bytes | None:
+        return self._lib.PQparameterStatus(self._conn, b"client_encoding")  # type: ignore[no-any-return]
+
+    def rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """The statement's rows, each value as psycopg would give it (text, int, bool or None)."""
+        lib, conn = self._lib, self._conn
+        if conn is None:
+            raise Doubt("closed")
+        values = [_param(v) for v in params]
+        command = numbered(sql)
+        result = lib.PQexecParams(conn, command, len(values), None, _strings(values), None, None, 0)
+        if not result:
+            raise Doubt("no result")
+        try:
+            if lib.PQresultStatus(result) != PGRES_TUPLES_OK:
+                raise Doubt("the statement failed")
+            fields = lib.PQnfields(result)
+            readers = [_reader(lib.PQftype(result, col)) for col in range(fields)]
+            out = []
+            for row in range(lib.PQntuples(result)):
+                out.append(
+                    tuple(
+                        None
+                        if lib.PQgetisnull(result, row, col)
+                        else readers[col](
+                            ctypes.string_at(
+                                lib.PQgetvalue(result, row, col), lib.PQgetlength(result, row, col)
+                            )
+                        )
+                        for col in range(fields)
+                    )
+                )
+            return out
+        finally:
+            lib.PQclear(result)
+
+    def close(self) -> None:
+        """Close the connection (again: nothing)."""
+        conn, self._conn = self._conn, None
+        if conn:
+            self._lib.PQfinish(conn)
+
+
+def _reader(oid: int) -> Any:
+    if oid in TEXT_OIDS:
+        return lambda raw: raw.decode()
+    if oid in INT_OIDS:
+        return int
+    if oid == BOOL_OID:
+        return lambda raw: raw == b"t"
+    raise Doubt(f"a column of type {oid}")
