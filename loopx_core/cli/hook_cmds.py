@@ -13,9 +13,11 @@ module for `run_hook` never loads typer.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    from typing import Annotated, Any
+
     import typer
 
     from loopx_core.cli.common import AgentId, GoalId
@@ -32,12 +34,14 @@ def __getattr__(name: str) -> Any:
     """`hook` and `heartbeat_prompt`: typer's commands, with typer loaded only when the app asks."""
     if name not in _TYPER_COMMANDS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from typing import Annotated
+
     import typer
 
     from loopx_core.cli.common import AgentId, GoalId
 
     # typer reads the commands' annotations from this module's globals: give it what they name.
-    globals().update(typer=typer, AgentId=AgentId, GoalId=GoalId)
+    globals().update(typer=typer, AgentId=AgentId, GoalId=GoalId, Annotated=Annotated)
     return globals()[_TYPER_COMMANDS[name]]
 
 

@@ -27,12 +27,16 @@ from loopx_core.models.lean_runtime import (
     _optional,
     _str,
     _time,
+    _time_text,
     dump,
     loads,
 )
-from typing import Any
 import math
 
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from typing import Any, Literal
 
 IDENTITY_KEYS = frozenset({"agent_id", "goal_id", "replan_obligation_id", "todo_id", "turn_instance_id"})
 
@@ -1224,7 +1228,7 @@ CHECKERS: dict[str, Any] = {
 
 
 _LINE_LedgerEvent_seq = _int(ge=1, le=9007199254740991)
-_LINE_LedgerEvent_at = _time(datetime(3100, 1, 1, tzinfo=UTC))
+_LINE_LedgerEvent_at = _time_text(datetime(3100, 1, 1, tzinfo=UTC))
 _LINE_LedgerEvent_slots = _int(ge=0, le=1000000000)
 _LINE_LedgerEvent_duration_seconds = _float(ge=0.0, le=32503680000.0)
 
@@ -1256,7 +1260,7 @@ def _line_LedgerEvent(g: tuple[Any, ...]) -> LedgerEvent:
 
 LINE_FORMS: dict[str, Any] = {
     "LedgerEvent": (
-        '\\{"schema_version":(1),"event_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})","seq":(-?(?:0|[1-9][0-9]{0,18})),"kind":"(spend|void)","at":"([^"\\\\\\x00-\\x1f]*)","goal_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})","agent_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})"(?:,"todo_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})")?(?:,"turn_instance_id":"([^"\\\\\\x00-\\x1f]*)")?(?:,"replan_obligation_id":"([^"\\\\\\x00-\\x1f]*)")?(?:,"effect_id":"([^"\\\\\\x00-\\x1f]*)")?(?:,"slots":(-?(?:0|[1-9][0-9]{0,18})))?(?:,"duration_seconds":(?:(-?(?:0|[1-9][0-9]{0,18}))|(-?(?:0|[1-9][0-9]{0,18})(?:\\.[0-9]{1,24}(?:[eE][-+]?[0-9]{1,2})?|[eE][-+]?[0-9]{1,2}))))?(?:,"voids_event_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})")?(?:,"reason":"([^"\\\\\\x00-\\x1f]*)")?\\}',
+        '\\{"schema_version":(1),"event_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})","seq":(-?(?:0|[1-9][0-9]{0,18})),"kind":"(spend|void)","at":"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]{1,6})?(?:Z|[+-][0-9]{2}:[0-9]{2}))","goal_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})","agent_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})"(?:,"todo_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})")?(?:,"turn_instance_id":"([^"\\\\\\x00-\\x1f]*)")?(?:,"replan_obligation_id":"([^"\\\\\\x00-\\x1f]*)")?(?:,"effect_id":"([^"\\\\\\x00-\\x1f]*)")?(?:,"slots":(-?(?:0|[1-9][0-9]{0,18})))?(?:,"duration_seconds":(?:(-?(?:0|[1-9][0-9]{0,18}))|(-?(?:0|[1-9][0-9]{0,18})(?:\\.[0-9]{1,24}(?:[eE][-+]?[0-9]{1,2})?|[eE][-+]?[0-9]{1,2}))))?(?:,"voids_event_id":"((?![^"]*\\.\\.)[a-z0-9][a-z0-9._-]{0,63})")?(?:,"reason":"([^"\\\\\\x00-\\x1f]*)")?\\}',
         _line_LedgerEvent,
     ),
 }

@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
 
 from loopx_core.errors import NotFoundError, SchemaUnsupportedError, StateInvalidError
 from loopx_core.models.constants import SCHEMA_VERSION
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import TypeVar
+
     from pydantic import BaseModel, ValidationError
 
-M = TypeVar("M", bound="BaseModel")
+    M = TypeVar("M", bound="BaseModel")
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -34,7 +36,10 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException as exc:
-        Path(tmp).unlink(missing_ok=True)
+        try:  # noqa: SIM105 (contextlib.suppress would load contextlib for every write)
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
         if isinstance(exc, OSError):
             raise _unwritable(path, exc) from None
         raise

@@ -8,12 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
-from contextlib import AbstractContextManager
-from datetime import datetime
 from itertools import islice
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from loopx_core.errors import ConflictError, NotFoundError, SchemaUnsupportedError, StateInvalidError
 from loopx_core.faults import race_window
@@ -22,16 +17,22 @@ from loopx_core.models.constants import SCHEMA_VERSION
 from loopx_core.models.identity import check_turn_key
 from loopx_core.store import ledger
 from loopx_core.store.atomic import atomic_write_bytes, explain, read_model, shown, write_model
-from loopx_core.store.lock import file_lock
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
+    from datetime import datetime
+    from pathlib import Path
+    from typing import Any, TypeVar
+
     from loopx_core.models import GoalState, LedgerEvent, Registry
     from loopx_core.models.journal import TurnJournal
     from loopx_core.models.runs import RunIndexEntry
     from loopx_core.models.scheduler import SchedulerState
     from loopx_core.store import receipts
 
-T = TypeVar("T")
+    T = TypeVar("T")
 
 STATE_DIR = ".loopx"
 REGISTRY_LOCK = "registry"
@@ -73,8 +74,17 @@ def keep_previous(path: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def file_lock(path: Path) -> AbstractContextManager[None]:
+    """`store.lock.file_lock(path)`; the lock module (contextlib, pathlib) loads at the first lock."""
+    from loopx_core.store.lock import file_lock as lock
+
+    return lock(path)
+
+
 def find_root(explicit: str | os.PathLike[str] | None = None, *, cwd: Path | None = None) -> Path:
     """The project root: `explicit`, else `LOOPX_ROOT`, else the nearest folder up holding `.loopx/`."""
+    from pathlib import Path
+
     chosen = explicit or os.environ.get("LOOPX_ROOT")
     if chosen:
         return Path(chosen).expanduser().resolve()

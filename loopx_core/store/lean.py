@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import importlib
 import re
-from datetime import datetime
 from itertools import islice
-from pathlib import Path
-from typing import Any
 
 from loopx_core.errors import NotFoundError
 from loopx_core.ids import check_id
 from loopx_core.models import lean
 from loopx_core.store.atomic import explain, read_bytes, shown
 from loopx_core.store.ledger import reverse_lines
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from datetime import datetime
+    from pathlib import Path
+    from typing import Any
 
 MODEL_MODULES = {
     "Registry": "loopx_core.models.registry",
@@ -46,6 +50,11 @@ def parse(data: bytes, name: str, *, where: str, what: str) -> Any:
         found = canonical_line(data, name)
         if found is not None:
             return found
+    return _parse_document(data, name, where=where, what=what)
+
+
+def _parse_document(data: bytes, name: str, *, where: str, what: str) -> Any:
+    """`data` as a lean `name` through the general reader (JSON, then the checker; pydantic on doubt)."""
     try:
         return lean.CHECKERS[name](lean.loads(data))
     except (lean.Doubt, ValueError, RecursionError):  # json's errors are ValueErrors
@@ -54,6 +63,22 @@ def parse(data: bytes, name: str, *, where: str, what: str) -> Any:
 
 
 _LINE_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def _line_reader(name: str) -> Callable[[bytes], Any]:
+    """`canonical_line` for one model, with its regex and builder looked up once (a ledger's
+    window is a thousand lines): the lean object of a canonical line, else None."""
+    pattern, build = lean.LINE_FORMS[name]
+    match = (_LINE_PATTERNS.get(name) or _LINE_PATTERNS.setdefault(name, re.compile(pattern))).fullmatch
+
+    def read(data: bytes) -> Any:
+        try:
+            found = match(data.decode("utf-8"))
+            return None if found is None else build(found.groups())
+        except (lean.Doubt, UnicodeDecodeError):
+            return None
+
+    return read
 
 
 def canonical_line(data: bytes, name: str) -> Any | None:
@@ -140,8 +165,11 @@ class LeanFileStore:
         path = self.store.ledger_path(goal_id)
         where = shown(path, self.root)
         events: list[Any] = []
+        canonical = _line_reader("LedgerEvent")  # what `parse` does first, minus its per-line lookups
         for line in reverse_lines(path):
-            event = parse(line, "LedgerEvent", where=where, what="a line of the ledger")
+            event = canonical(line)
+            if event is None:
+                event = _parse_document(line, "LedgerEvent", where=where, what="a line of the ledger")
             if event.at < since:
                 break
             events.append(event)

@@ -10,15 +10,16 @@ model loads when a line is parsed into a `LedgerEvent`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from datetime import datetime
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from loopx_core.errors import StateInvalidError
 from loopx_core.store.atomic import explain, shown
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from datetime import datetime
+    from pathlib import Path
+
     from loopx_core.models.ledger import LedgerEvent
 
 _BLOCK = 64 * 1024

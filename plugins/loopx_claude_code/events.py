@@ -11,12 +11,10 @@ rrule (see docs/heartbeat.md).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from loopx_claude_code import lean
 from loopx_core.clock import now
@@ -27,7 +25,10 @@ from loopx_core.store.choice import open_store
 from loopx_core.store.files import STATE_DIR, find_root
 from loopx_core.store.lean import for_reading
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    from typing import Any
+
     from loopx_core.store.base import Store
 
 try:  # the interpreter's own sha256, as models/identity.py: hashlib loads OpenSSL (~2 ms a hook)
@@ -165,9 +166,11 @@ def stop(call: HookCall) -> HookAnswer:
     blocks = read_counter(counter) if call.payload.get("stop_hook_active") else 0
     if blocks is None:
         # A counter we cannot read could let the hook block forever: let Claude stop, and start afresh.
-        with contextlib.suppress(OSError):
+        try:
             if counter.is_file() and not counter.is_symlink():
                 counter.unlink()
+        except OSError:
+            pass
         return HookAnswer(stderr=f"the stop counter {counter.name} was unreadable; letting Claude stop")
     if blocks >= max_blocks():
         return ALLOW

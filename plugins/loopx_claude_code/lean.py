@@ -25,10 +25,15 @@ from loopx_core.models.lean_runtime import (
     _optional,
     _str,
     _time,
+    _time_text,
     dump,
     loads,
 )
-from typing import Any
+
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from typing import Any, Literal
 
 
 class StopCounter(_Lean):
