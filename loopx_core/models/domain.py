@@ -27,6 +27,9 @@ from loopx_core.models.constants import (
     MIN_SLOT_MINUTES,
     MIN_TIME,
 )
+from loopx_core.models.plugin_loader import install
+
+install()  # before any validator is built: the plugin loader without importlib.metadata when it can be
 
 T = TypeVar("T")
 
