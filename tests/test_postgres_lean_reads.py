@@ -3,7 +3,9 @@
 `PostgresStore.lean_reads()` parses each row as the file store's lean reads parse each file
 (the generated readers of `loopx_core.models.lean`, pydantic on doubt), so should-run on a
 team store loads no pydantic, and every row the models accept or refuse, the lean reads
-accept or refuse alike, with the same error.
+accept or refuse alike, with the same error. The lean reads fetch their rows through libpq
+(`store.postgres.libpq`), the validated ones through psycopg: each comparison here covers
+both transports, on hand-made damage and on generated rows.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import Any
 
 import psycopg
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from loopx_core.models import lean
 from loopx_core.models.scheduler import SchedulerState
@@ -94,35 +98,88 @@ ROWS: dict[str, tuple[str, str]] = {
 }
 
 
+def paired_reads(
+    store: PostgresStore, kind: str, turn_key: str
+) -> tuple[Callable[[], Any], Callable[[], Any]]:
+    """The validated read of a row `kind` and its lean twin."""
+    lean_reads = store.lean_reads()
+    return {
+        "registry": (store.read_registry, lean_reads.read_registry),
+        "goal": (lambda: store.read_goal("g"), lambda: lean_reads.read_goal("g")),
+        "scheduler": (lambda: store.read_scheduler("g"), lambda: lean_reads.read_scheduler("g")),
+        "journal": (
+            lambda: store.read_journal("g", turn_key),
+            lambda: lean_reads.read_journal("g", turn_key),
+        ),
+        "ledger": (lambda: store.ledger_since("g", T0), lambda: lean_reads.ledger_since("g", T0)),
+        "history": (lambda: store.read_history("g"), lambda: lean_reads.read_history("g", last=None)),
+    }[kind]
+
+
+def rewrite(dsn: str, kind: str, change: Callable[[Any], Any]) -> list[tuple[str, str]]:
+    """Rewrite every row of `kind` with `change` (past the append-only triggers); (new, old) texts."""
+    table, column = ROWS[kind]
+    done = []
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("SET session_replication_role = replica")
+        for (doc,) in conn.execute(f"SELECT {column}::text FROM {table}").fetchall():  # type: ignore[call-overload]
+            changed = json.dumps(change(json.loads(doc)))
+            conn.execute(f"UPDATE {table} SET {column} = %s::json WHERE {column}::text = %s", (changed, doc))  # type: ignore[call-overload]
+            done.append((changed, doc))
+    return done
+
+
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
 @pytest.mark.parametrize("kind", sorted(ROWS))
 def test_lean_and_validated_reads_accept_and_refuse_the_same_rows(
     team: tuple[Path, str, PostgresStore], kind: str, damage: str
 ) -> None:
     _, dsn, store = team
-    table, column = ROWS[kind]
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute("SET session_replication_role = replica")  # past the append-only triggers
-        for (doc,) in conn.execute(f"SELECT {column}::text FROM {table}").fetchall():  # type: ignore[call-overload]
-            changed = json.dumps(DAMAGE[damage](json.loads(doc)))
-            conn.execute(f"UPDATE {table} SET {column} = %s::json WHERE {column}::text = %s", (changed, doc))  # type: ignore[call-overload]
-    turn_key = store.read_goal("g").open_turns["builder"] if kind != "goal" else None
-    lean_reads = store.lean_reads()
-    reads: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {
-        "registry": (store.read_registry, lean_reads.read_registry),
-        "goal": (lambda: store.read_goal("g"), lambda: lean_reads.read_goal("g")),
-        "scheduler": (lambda: store.read_scheduler("g"), lambda: lean_reads.read_scheduler("g")),
-        "journal": (
-            lambda: store.read_journal("g", turn_key),  # type: ignore[arg-type]
-            lambda: lean_reads.read_journal("g", turn_key),  # type: ignore[arg-type]
-        ),
-        "ledger": (lambda: store.ledger_since("g", T0), lambda: lean_reads.ledger_since("g", T0)),
-        "history": (lambda: store.read_history("g"), lambda: lean_reads.read_history("g", last=None)),
-    }
-    validated, lean_read = reads[kind]
+    turn_key = store.read_goal("g").open_turns["builder"]
+    rewrite(dsn, kind, DAMAGE[damage])
+    validated, lean_read = paired_reads(store, kind, turn_key)
     expected = outcome(validated)
     assert outcome(lean_read) == expected
     if damage == "as-is":
         assert expected[0] == "ok"
     elif damage in ("newer-schema", "no-schema", "not-an-object", "a-string", "unknown-field"):
         assert expected[0] != "ok"
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@st.composite
+def mutated(draw: st.DrawFn, doc: Any) -> Any:
+    """`doc` with one generated change: a field set to any JSON, a field dropped, or any JSON instead."""
+    if not isinstance(doc, dict) or draw(st.integers(0, 9)) == 0:
+        return draw(JSON)
+    key = draw(st.sampled_from(sorted(doc)) | st.text(max_size=6))
+    if key in doc and draw(st.booleans()):
+        return {k: v for k, v in doc.items() if k != key}
+    return {**doc, key: draw(JSON)}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(sorted(ROWS)), data=st.data())
+def test_generated_rows_read_alike_through_both_transports(
+    team: tuple[Path, str, PostgresStore], kind: str, data: st.DataObject
+) -> None:
+    _, dsn, store = team
+    turn_key = store.read_goal("g").open_turns["builder"]
+    done = rewrite(dsn, kind, lambda doc: data.draw(mutated(doc)))
+    try:
+        validated, lean_read = paired_reads(store, kind, turn_key)
+        assert outcome(lean_read) == outcome(validated)
+        assert store.lean_link.enabled  # the lean rows came through libpq, not psycopg
+    finally:
+        restore = {new: old for new, old in done}
+        rewrite(dsn, kind, lambda doc: json.loads(restore[json.dumps(doc)]))
