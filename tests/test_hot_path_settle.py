@@ -9,7 +9,9 @@
   and leave the same files;
 - each settlement command of a turn imports only the heavy modules listed here (pydantic for
   its writes, filelock for the goal lock): none of typer, click, rich, jinja2, mcp, pluggy,
-  tomlkit. The floor (none at all) is pinned as a strict xfail, with what stands in the way.
+  tomlkit. The floor (none at all) is pinned as a strict xfail, with what stands in the way;
+- none of them loads the standard-library modules it does not use (UNNEEDED): no
+  importlib.metadata for pydantic's plugin loader, no subprocess without a validation command.
 """
 
 from __future__ import annotations
@@ -482,6 +484,18 @@ FLOW: list[tuple[str, list[str]]] = [
     ("turn begin --replan", ["turn", "begin", "-g", "empty", "-a", "builder", "--replan"]),
 ]
 """Two whole turns (one closing its goal), a manual charge and a replan turn, in order."""
+UNNEEDED = {
+    "importlib.metadata": "pydantic's plugin loader is LoopX's stand-in when no plugin is declared (models/plugin_loader.py)",
+    "email": "came with importlib.metadata",
+    "zipfile": "came with importlib.metadata",
+    "csv": "came with importlib.metadata",
+    "subprocess": "settlement/steps.py imports it only to run a --validation-command",
+}
+"""Standard-library modules no settlement command of FLOW needs (none runs a validation command)."""
+CLOSING = frozenset({"todo complete --no-follow-up", "turn closeout"})
+"""The steps that close their goal: they queue its done notice (notices/emit.py imports subprocess)."""
+loaded: dict[str, set[str]] = {}
+"""The UNNEEDED modules each step of FLOW left loaded (filled by the `flow` fixture)."""
 _PROBE = (
     "import json, sys\n"
     "from loopx_core.cli.entry import main\n"
@@ -490,7 +504,8 @@ _PROBE = (
     "    main(sys.argv[1:])\n"
     "except SystemExit as done:\n"
     "    code = done.code\n"
-    "print(json.dumps([code, sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[0].split(',')))]), file=sys.stderr)\n"
+    "print(json.dumps([code, sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[0].split(','))),"
+    " sorted(set(sys.modules) & set(UNNEEDED))]), file=sys.stderr)\n"
 )
 
 
@@ -509,19 +524,28 @@ def flow(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, set[s
         for n in range(count):
             todos.add_todo(store, goal, f"todo {n + 1}", T0)
     seen: dict[str, tuple[int, set[str], str]] = {}
+    loaded.clear()
     key = ""
     for name, argv in FLOW:
         words = ["--root", str(root), *(w.replace("{K}", key) for w in argv)]
         proc = subprocess.run(
-            [sys.executable, "-c", _PROBE.replace("sys.argv[0]", repr(",".join(HEAVY))), *words],
+            [
+                sys.executable,
+                "-c",
+                _PROBE.replace("sys.argv[0]", repr(",".join(HEAVY))).replace(
+                    "UNNEEDED", repr(sorted(UNNEEDED))
+                ),
+                *words,
+            ],
             capture_output=True,
             text=True,
             env={"LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root)},
             stdin=subprocess.DEVNULL,
             check=False,
         )
-        code, heavy = json.loads(proc.stderr.strip().splitlines()[-1])
+        code, heavy, unneeded = json.loads(proc.stderr.strip().splitlines()[-1])
         seen[name] = (code, set(heavy), proc.stdout)
+        loaded[name] = set(unneeded)
         if argv[:2] == ["turn", "begin"] and code == 0:
             key = json.loads(proc.stdout)["turn_key"]
     return seen
@@ -545,6 +569,15 @@ def test_settlement_command_imports_none_of_the_floor(
     flow: dict[str, tuple[int, set[str], str]], step: str
 ) -> None:
     assert flow[step][1] == set()
+
+
+@pytest.mark.parametrize("step", [name for name, _ in FLOW])
+def test_settlement_command_loads_none_of_the_modules_it_does_not_use(
+    flow: dict[str, tuple[int, set[str], str]], step: str
+) -> None:
+    assert flow[step][0] == 0
+    allowed = {"subprocess"} if step in CLOSING else set()
+    assert loaded[step] <= allowed, {name: UNNEEDED[name] for name in loaded[step] - allowed}
 
 
 def test_the_closing_turn_closed_the_goal(flow: dict[str, tuple[int, set[str], str]]) -> None:
