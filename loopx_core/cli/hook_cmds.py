@@ -122,18 +122,23 @@ def this_loopx() -> str:
     """How the agent runs the LoopX that answers this hook: `loopx` when that is on PATH (the
     same executable), else this executable's path as one shell word."""
     import os
-    import shlex
-    from pathlib import Path
 
-    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
-    running = argv0 if argv0 is not None and argv0.name == "loopx" and argv0.is_file() else None
+    from loopx_core.store import paths  # pathlib's answers without pathlib (every hook runs this)
+
+    argv0 = paths.pure(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    running = (
+        argv0 if argv0 is not None and paths.name_of(argv0) == "loopx" and paths.is_file(argv0) else None
+    )
     if running is None:
-        sibling = Path(sys.executable).parent / "loopx"
-        running = sibling if sibling.is_file() and os.access(sibling, os.X_OK) else None
+        sibling = paths.pure(os.path.join(paths.parent_of(sys.executable), "loopx"))
+        running = sibling if paths.is_file(sibling) and os.access(sibling, os.X_OK) else None
     on_path = which("loopx")
     if running is None or (on_path is not None and os.path.samefile(on_path, running)):
         return "loopx"
-    return shlex.quote(str(running.absolute()))
+    import shlex
+
+    absolute = running if running.startswith("/") else paths.pure(f"{os.getcwd()}/{running}")  # Path.absolute
+    return shlex.quote(absolute)
 
 
 def which(name: str) -> str | None:

@@ -7,7 +7,9 @@ when the App refused, the failure) command. Hosts without a scheduler return no 
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def scheduler_hints(packet: dict[str, Any]) -> dict[str, Any] | None:

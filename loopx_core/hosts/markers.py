@@ -8,8 +8,12 @@ both markers leave the same attribute for every combination of options.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar, overload
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar, overload
+
+    _F = TypeVar("_F", bound=Callable[..., Any])
 
 PROJECT_NAME = "loopx"
 """pluggy's project name for LoopX's hooks."""
@@ -18,29 +22,29 @@ IMPL_ATTRIBUTE = PROJECT_NAME + "_impl"
 HOOK_NAMES = ("loopx_register_hosts", "loopx_register_notice_sinks")
 """The hooks hosts/hookspecs.py specifies (a test keeps the two lists equal)."""
 
-_F = TypeVar("_F", bound=Callable[..., Any])
 
+if TYPE_CHECKING:  # the overloads, for type checkers; at run time the definition below
 
-@overload
-def hookimpl(
-    function: _F,
-    hookwrapper: bool = ...,
-    optionalhook: bool = ...,
-    tryfirst: bool = ...,
-    trylast: bool = ...,
-    specname: str | None = ...,
-    wrapper: bool = ...,
-) -> _F: ...
-@overload
-def hookimpl(
-    function: None = ...,
-    hookwrapper: bool = ...,
-    optionalhook: bool = ...,
-    tryfirst: bool = ...,
-    trylast: bool = ...,
-    specname: str | None = ...,
-    wrapper: bool = ...,
-) -> Callable[[_F], _F]: ...
+    @overload
+    def hookimpl(
+        function: _F,
+        hookwrapper: bool = ...,
+        optionalhook: bool = ...,
+        tryfirst: bool = ...,
+        trylast: bool = ...,
+        specname: str | None = ...,
+        wrapper: bool = ...,
+    ) -> _F: ...
+    @overload
+    def hookimpl(
+        function: None = ...,
+        hookwrapper: bool = ...,
+        optionalhook: bool = ...,
+        tryfirst: bool = ...,
+        trylast: bool = ...,
+        specname: str | None = ...,
+        wrapper: bool = ...,
+    ) -> Callable[[_F], _F]: ...
 
 
 def hookimpl(

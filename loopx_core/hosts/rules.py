@@ -7,14 +7,16 @@ the same way.
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Iterator
-from typing import Any
 
 from loopx_core.errors import LoopxError, UsageError
 from loopx_core.hosts.host import Host
 from loopx_core.hosts.model import BASE_NAME, CORE_BASES, Base
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from types import TracebackType
+    from typing import Any
 
 PLUGINS_ENV = "LOOPX_PLUGINS"
 
@@ -70,17 +72,29 @@ def merge_hints(h: Host, packet: dict[str, Any]) -> None:
         packet["scheduler_hint"].setdefault(h.name.replace("-", "_"), {}).update(hints)
 
 
-@contextlib.contextmanager
-def plugin_call(who: str, what: str) -> Iterator[None]:
+class plugin_call:
     """Around a call into plugin code: a host's refusal (ValueError) is a usage error (exit 2), any
-    other exception a plugin failure (exit 1), one line either way; LoopX's own errors pass."""
-    try:
-        yield
-    except LoopxError:
-        raise
-    except ValueError as exc:
-        raise UsageError(f"{who}: {str(exc)[:200]}") from None
-    except Exception as exc:  # a bug in a plugin must not end in a traceback
+    other exception a plugin failure (exit 1), one line either way; LoopX's own errors pass.
+
+    Lower-case, as the `@contextlib.contextmanager` function it was. A class rather than `@contextlib.contextmanager`: every hook enters one, and contextlib is
+    an import a hook need not pay for.
+    """
+
+    def __init__(self, who: str, what: str) -> None:
+        self.who = who
+        self.what = what
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, trace: TracebackType | None
+    ) -> bool:
+        if exc is None or isinstance(exc, LoopxError) or not isinstance(exc, Exception):
+            return False
+        if isinstance(exc, ValueError):
+            raise UsageError(f"{self.who}: {str(exc)[:200]}") from None
+        # a bug in a plugin must not end in a traceback
         raise LoopxError(
-            f"{who} failed in {what}: {type(exc).__name__}: {str(exc)[:160]}", code="plugin_failed"
+            f"{self.who} failed in {self.what}: {type(exc).__name__}: {str(exc)[:160]}", code="plugin_failed"
         ) from None

@@ -53,17 +53,18 @@ def tick_packet(
     return packet
 
 
-def observe_tick(root: Path, inputs: Inputs, packet: dict[str, Any]) -> None:
+def observe_tick(root: Path | str, inputs: Inputs, packet: dict[str, Any]) -> None:
     """Record the asking agent's heartbeat (if it has a cadence) and queue the notice the packet calls for.
 
     The notice modules load only for a packet that needs the owner, a throttled goal or a
-    finished one (docs/notices.md), so an ordinary tick stays lean.
+    finished one (docs/notices.md), so an ordinary tick stays lean. `root` may be the string a
+    lean file store holds: it becomes a `Path` (and pathlib loads) only for such a record.
     """
     agent = inputs.agent
     if agent is not None and agent.cadence_minutes is not None:
         from loopx_core.ops.health import beat  # only agents with a cadence are judged alive
 
-        beat(root, agent.agent_id, inputs.now)
+        beat(_as_path(root), agent.agent_id, inputs.now)
     done = inputs.goal is not None and inputs.goal.status == "done"
     if (
         packet["interaction_contract"]["user_channel"]["notify"]
@@ -72,4 +73,10 @@ def observe_tick(root: Path, inputs: Inputs, packet: dict[str, Any]) -> None:
     ):
         from loopx_core.notices.triggers import queue_for_packet  # the notice modules, only when needed
 
-        queue_for_packet(root, packet, inputs.goal, inputs.state, inputs.now)
+        queue_for_packet(_as_path(root), packet, inputs.goal, inputs.state, inputs.now)
+
+
+def _as_path(root: Path | str) -> Path:
+    from pathlib import Path
+
+    return Path(root)

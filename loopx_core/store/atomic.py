@@ -11,6 +11,7 @@ import os
 
 from loopx_core.errors import NotFoundError, SchemaUnsupportedError, StateInvalidError
 from loopx_core.models.constants import SCHEMA_VERSION
+from loopx_core.store.paths import make_folders, name_of, parent_of, pure, relative_parts, two_parts
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
@@ -22,10 +23,13 @@ if TYPE_CHECKING:
     M = TypeVar("M", bound="BaseModel")
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so a reader sees the old file or the new one, never half."""
+def atomic_write_bytes(path: Path | str, data: bytes) -> None:
+    """Replace `path` with `data` so a reader sees the old file or the new one, never half.
+
+    `path` may be a string: the write needs no pathlib (store/paths.py answers as it would).
+    """
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(parent_of(path))
         fd, tmp = _temporary(path)
     except OSError as exc:
         raise _unwritable(path, exc) from None
@@ -43,10 +47,10 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         if isinstance(exc, OSError):
             raise _unwritable(path, exc) from None
         raise
-    fsync_dir(path.parent)
+    fsync_dir(parent_of(path))
 
 
-def _temporary(path: Path) -> tuple[int, str]:
+def _temporary(path: Path | str) -> tuple[int, str]:
     """A new, empty, private file beside `path` (`.<name>.<random>.tmp`), open for writing.
 
     What `tempfile.mkstemp` does (exclusive create, mode 0o600, a fresh name on a clash), without
@@ -55,21 +59,21 @@ def _temporary(path: Path) -> tuple[int, str]:
     """
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     for _ in range(100):
-        tmp = str(path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp")
+        tmp = os.path.join(parent_of(path), f".{name_of(path)}.{os.urandom(6).hex()}.tmp")
         try:
             return os.open(tmp, flags, 0o600), tmp
         except FileExistsError:
             continue
-    raise FileExistsError(f"no free temporary name beside {path.name}")
+    raise FileExistsError(f"no free temporary name beside {name_of(path)}")
 
 
-def _unwritable(path: Path, exc: OSError) -> StateInvalidError:
+def _unwritable(path: Path | str, exc: OSError) -> StateInvalidError:
     """A failed write as one line naming the file by its last two parts (never the full path)."""
-    name = f"{path.parent.name}/{path.name}"
+    name = two_parts(path)
     return StateInvalidError(f"cannot write {name}: {exc.strerror or exc}", path=name)
 
 
-def fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path | str) -> None:
     """Make a rename in `directory` durable."""
     fd = os.open(directory, os.O_RDONLY)
     try:
@@ -83,21 +87,26 @@ def write_model(path: Path, model: BaseModel) -> None:
     atomic_write_bytes(path, model.model_dump_json(indent=2).encode() + b"\n")
 
 
-def shown(path: Path, root: Path | None) -> str:
-    """`path` relative to the project root when inside it (messages never leak the full path)."""
+def shown(path: Path | str, root: Path | str | None) -> str:
+    """`path` relative to the project root when inside it (messages never leak the full path).
+
+    `str(Path(path).relative_to(root))` (pathlib's lexical comparison of the parts), or
+    `str(Path(path))` outside the root; strings and paths alike.
+    """
+    text = pure(os.fspath(path))
     if root is not None:
-        try:
-            return str(path.relative_to(root))
-        except ValueError:
-            pass
-    return str(path)
+        inside = relative_parts(text, pure(os.fspath(root)))
+        if inside is not None:
+            return "/".join(inside) or "."
+    return text
 
 
-def read_bytes(path: Path, *, what: str, root: Path | None = None) -> tuple[bytes, str]:
+def read_bytes(path: Path | str, *, what: str, root: Path | str | None = None) -> tuple[bytes, str]:
     """A stored file's bytes and its shown path; missing is `NotFoundError`, unreadable `StateInvalidError`."""
     where = shown(path, root)
     try:
-        return path.read_bytes(), where
+        with open(path, "rb") as handle:  # what Path.read_bytes does
+            return handle.read(), where
     except FileNotFoundError:
         raise NotFoundError(f"{what} not found at {where}") from None
     except OSError as exc:

@@ -16,6 +16,7 @@ from _thread import allocate_lock
 from loopx_core.errors import NotFoundError, UsageError
 from loopx_core.models.record import Record
 from loopx_core.store import dsn as dsns
+from loopx_core.store import paths
 from loopx_core.store.atomic import atomic_write_bytes
 from loopx_core.store.files import STATE_DIR, FileStore
 
@@ -71,7 +72,7 @@ def normalised(target: str) -> str:
     raise UsageError("a store is `files` or a PostgreSQL DSN (postgresql://... or libpq key=value)")
 
 
-def choose(root: Path) -> StoreChoice:
+def choose(root: Path | str) -> StoreChoice:
     """The store for `root`: `LOOPX_STORE`, else the recorded one, else files."""
     env = os.environ.get(ENV_VAR, "").strip()
     if env:
@@ -97,7 +98,7 @@ def record(root: Path, target: str) -> None:
     atomic_write_bytes(path, config.model_dump_json(indent=2).encode() + b"\n")
 
 
-def recorded(root: Path) -> str:
+def recorded(root: Path | str) -> str:
     """The store recorded for the project (`files` when none is)."""
     try:
         return _read_config(root).store
@@ -105,11 +106,12 @@ def recorded(root: Path) -> str:
         return FILES
 
 
-def _read_config(root: Path) -> StoreConfig:
+def _read_config(root: Path | str) -> StoreConfig:
     """`.loopx/store.json`, validated (by the generated lean reader, pydantic on doubt);
-    `NotFoundError` when there is none."""
-    path = config_path(root)
-    if not path.exists() and not path.is_symlink():
+    `NotFoundError` when there is none. `root` may be a string: no pathlib (store/paths.py)."""
+    root = os.fspath(root)
+    path = os.path.join(root, STATE_DIR, CONFIG_FILE)
+    if not paths.exists(path) and not paths.is_symlink(path):
         raise NotFoundError(f"store choice not found at {STATE_DIR}/{CONFIG_FILE}")
     from loopx_core.store.lean import read_file
 

@@ -15,7 +15,7 @@ from loopx_core.faults import race_window
 from loopx_core.ids import check_id
 from loopx_core.models.constants import SCHEMA_VERSION
 from loopx_core.models.identity import check_turn_key
-from loopx_core.store import ledger
+from loopx_core.store import ledger, paths
 from loopx_core.store.atomic import atomic_write_bytes, explain, read_model, shown, write_model
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
@@ -95,6 +95,111 @@ def find_root(explicit: str | os.PathLike[str] | None = None, *, cwd: Path | Non
     return start
 
 
+def find_root_text(explicit: str | None = None, *, cwd: str | None = None) -> str:
+    """`str(find_root(explicit, cwd=...))`, found with `os` alone when that is sure (store/paths.py).
+
+    A tick's reads take the root as a string and so never import pathlib; anything the string
+    route is unsure of (a `~` it cannot expand, a symlink loop, Windows) is left to `find_root`,
+    which answers or raises as it always did.
+    """
+    chosen = explicit or os.environ.get("LOOPX_ROOT")
+    if chosen:
+        expanded = _expanded(os.fspath(chosen))
+        found = None if expanded is None else paths.resolved(expanded)
+    else:
+        start = paths.resolved(cwd if cwd is not None else os.getcwd())
+        found = None if start is None else _holding_state(start)
+    if found is not None:
+        return found
+    from pathlib import Path
+
+    return str(find_root(explicit, cwd=Path(cwd) if cwd is not None else None))
+
+
+def _expanded(text: str) -> str | None:
+    """`str(Path(text).expanduser())`, or None where pathlib raises (no home directory known)."""
+    clean = paths.pure(text)
+    if not clean.startswith("~"):
+        return clean
+    first, _, rest = clean.partition("/")
+    home = os.path.expanduser(first)
+    if home[:1] == "~":
+        return None
+    return paths.pure(f"{home}/{rest}")
+
+
+def _holding_state(start: str) -> str:
+    """The nearest folder from `start` up that holds `.loopx/`, else `start` (as `find_root` looks)."""
+    folder = start
+    while True:
+        if paths.is_dir(os.path.join(folder, STATE_DIR)):
+            return folder
+        parent = paths.parent_of(folder)
+        if parent == folder:
+            return start
+        folder = parent
+
+
+def not_initialized() -> NotFoundError:
+    """The error for a root without LoopX state (no `.loopx/registry.json`)."""
+    return NotFoundError(
+        "no LoopX state here (no .loopx/ in this folder or any folder above it): "
+        "run `loopx init` in the project first, or pass --root"
+    )
+
+
+class FileLayout:
+    """Where a `FileStore` keeps its files, as strings: what a tick's reads need, without pathlib.
+
+    The same paths as `FileStore`'s methods of the same names give (tests/adversarial/test_os_paths.py),
+    for `store.lean.LeanFileStore` to read through; it writes nothing.
+    """
+
+    label = "files"
+    """The store as packets name it."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.state_dir = os.path.join(root, STATE_DIR)
+
+    @property
+    def registry_path(self) -> str:
+        """`.loopx/registry.json`."""
+        return os.path.join(self.state_dir, "registry.json")
+
+    def goal_dir(self, goal_id: str) -> str:
+        """`.loopx/goals/<goal>/` (the id is checked, so it stays inside `.loopx/`)."""
+        return os.path.join(self.state_dir, "goals", check_id("goal", goal_id))
+
+    def goal_path(self, goal_id: str) -> str:
+        """`.loopx/goals/<goal>/state.json`."""
+        return os.path.join(self.goal_dir(goal_id), "state.json")
+
+    def ledger_path(self, goal_id: str) -> str:
+        """`.loopx/goals/<goal>/events.jsonl`."""
+        return os.path.join(self.goal_dir(goal_id), "events.jsonl")
+
+    def turn_path(self, goal_id: str, turn_key: str) -> str:
+        """`.loopx/goals/<goal>/turns/<64 hex>.json` (the turn key is checked)."""
+        return os.path.join(self.goal_dir(goal_id), "turns", f"{check_turn_key(turn_key)}.json")
+
+    def runs_dir(self, goal_id: str) -> str:
+        """`.loopx/goals/<goal>/runs/`."""
+        return os.path.join(self.goal_dir(goal_id), "runs")
+
+    def scheduler_path(self, goal_id: str) -> str:
+        """`.loopx/goals/<goal>/scheduler.json`."""
+        return os.path.join(self.goal_dir(goal_id), "scheduler.json")
+
+    def is_initialized(self) -> bool:
+        """True when `.loopx/registry.json` exists (as `FileStore.is_initialized`)."""
+        return paths.is_file(self.registry_path)
+
+    def _require_init(self) -> None:
+        if not self.is_initialized():
+            raise not_initialized()
+
+
 class FileStore:
     """Registry, goal states and ledgers as files; every write atomic and locked."""
 
@@ -165,10 +270,7 @@ class FileStore:
 
     def _require_init(self) -> None:
         if not self.is_initialized():
-            raise NotFoundError(
-                "no LoopX state here (no .loopx/ in this folder or any folder above it): "
-                "run `loopx init` in the project first, or pass --root"
-            )
+            raise not_initialized()
 
     # -- registry ----------------------------------------------------------------------
     def read_registry(self) -> Registry:

@@ -10,6 +10,7 @@ same files with the same errors (tests/test_lean_readers.py), and only doubt cos
 from __future__ import annotations
 
 import importlib
+import os
 import re
 from itertools import islice
 
@@ -135,7 +136,8 @@ class LeanFileStore:
 
     def __init__(self, store: Any) -> None:
         self.store = store
-        self.root: Path = store.root
+        self.root: Path | str = store.root
+        """The wrapped store's root: a `Path` (a `FileStore`), or a string (a `FileLayout`)."""
 
     def read_registry(self) -> Any:
         """The registry (lean), as `FileStore.read_registry` accepts or refuses it."""
@@ -178,11 +180,26 @@ class LeanFileStore:
 
     def read_history(self, goal_id: str, *, last: int | None = None) -> list[Any]:
         """The run history (lean; only its `last` lines if given), oldest first, as `FileStore` reads it."""
-        path = self.store.runs_dir(check_id("goal", goal_id)) / "index.jsonl"
+        path = os.path.join(self.store.runs_dir(check_id("goal", goal_id)), "index.jsonl")
         lines = list(islice(reverse_lines(path), last))
         lines.reverse()
         where = shown(path, self.root)
         return [parse(line, "RunIndexEntry", where=where, what="a line of the run history") for line in lines]
+
+
+def open_for_tick(root: str) -> Any:
+    """The store of the project at `root` (`files.find_root_text`'s answer) for a tick: what
+    `open_store(Path(root))` opens, except that a file store comes as its lean reads over string
+    paths (`FileLayout`), so a tick on files never loads pathlib."""
+    from loopx_core.store.choice import FILES, choose, open_target
+    from loopx_core.store.files import FileLayout
+
+    target = choose(root).target
+    if target == FILES:
+        return LeanFileStore(FileLayout(root))
+    from pathlib import Path
+
+    return open_target(Path(root), target)
 
 
 def for_reading(store: Any) -> Any:

@@ -13,6 +13,7 @@ import os
 
 from loopx_core.errors import StateInvalidError
 from loopx_core.store.atomic import explain, shown
+from loopx_core.store.paths import two_parts
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
@@ -25,10 +26,10 @@ if TYPE_CHECKING:
 _BLOCK = 64 * 1024
 
 
-def reverse_lines(path: Path) -> Iterator[bytes]:
+def reverse_lines(path: Path | str) -> Iterator[bytes]:
     """Yield complete lines from the end of the file backwards (a torn last line is skipped)."""
     try:
-        handle = path.open("rb")
+        handle = open(path, "rb")  # noqa: SIM115 (closed by the `with` below)
     except FileNotFoundError:
         return
     except OSError as exc:
@@ -57,9 +58,9 @@ def reverse_lines(path: Path) -> Iterator[bytes]:
             yield buffer
 
 
-def unreadable(path: Path, exc: OSError) -> StateInvalidError:
+def unreadable(path: Path | str, exc: OSError) -> StateInvalidError:
     """An append-only file that cannot be opened (a directory, no permission) as one line."""
-    name = f"{path.parent.name}/{path.name}"
+    name = two_parts(path)
     return StateInvalidError(f"{name} is unreadable: {exc.strerror or exc}", path=name)
 
 

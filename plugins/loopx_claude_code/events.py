@@ -14,19 +14,19 @@ from __future__ import annotations
 import json
 import os
 import stat
-from pathlib import Path
 
 from loopx_claude_code import lean
 from loopx_core.clock import now
 from loopx_core.errors import LoopxError
 from loopx_core.hosts import HookAnswer, HookCall
+from loopx_core.store import paths
 from loopx_core.store.atomic import atomic_write_bytes
-from loopx_core.store.choice import open_store
-from loopx_core.store.files import STATE_DIR, find_root
-from loopx_core.store.lean import for_reading
+from loopx_core.store.files import STATE_DIR, find_root_text
+from loopx_core.store.lean import for_reading, open_for_tick
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from loopx_core.store.base import Store
@@ -46,10 +46,11 @@ HISTORY_RUNS = 3
 ALLOW = HookAnswer()
 
 
-def _root(call: HookCall) -> Path:
+def _root(call: HookCall) -> str:
+    """The project root, as a string (the hooks' reads and the counter's write need no pathlib)."""
     cwd = call.payload.get("cwd")
     root = call.root or os.environ.get("CLAUDE_PROJECT_DIR") or (cwd if isinstance(cwd, str) else "") or None
-    return find_root(root, cwd=Path(root) if root else None)
+    return find_root_text(root, cwd=root)
 
 
 def _packet(call: HookCall, store: Store) -> dict[str, Any]:
@@ -100,16 +101,16 @@ def history_lines(store: Store, goal_id: str, count: int = HISTORY_RUNS) -> list
     return lines
 
 
-def _counter(root: Path, session: str) -> Path:
+def _counter(root: str, session: str) -> str:
     # A local file whatever the store: the count is about this machine's Claude session.
     digest = sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    return root / STATE_DIR / "hooks" / f"claude-stop-{digest}.json"
+    return os.path.join(root, STATE_DIR, "hooks", f"claude-stop-{digest}.json")
 
 
-def read_counter(path: Path) -> int | None:
+def read_counter(path: Path | str) -> int | None:
     """Blocks so far (0 without a file); None when the file is corrupt or not a regular file."""
     try:
-        mode = path.lstat().st_mode
+        mode = os.lstat(path).st_mode
     except FileNotFoundError:
         return 0
     except OSError:
@@ -117,7 +118,8 @@ def read_counter(path: Path) -> int | None:
     if not stat.S_ISREG(mode):
         return None
     try:
-        return parse_counter(path.read_bytes())
+        with open(path, "rb") as handle:
+            return parse_counter(handle.read())
     except OSError:
         return None
 
@@ -158,7 +160,7 @@ def stop(call: HookCall) -> HookAnswer:
     if not call.goal_id or not call.agent_id:
         return ALLOW
     root = _root(call)
-    packet = _packet(call, open_store(root))  # the tick reads a file store the lean way
+    packet = _packet(call, open_for_tick(root))  # the tick reads a file store the lean way
     if packet["decision"] != "run" or packet["should_run"] is not True:
         return ALLOW
     session = str(call.payload.get("session_id") or "default")[:1000]
@@ -167,17 +169,21 @@ def stop(call: HookCall) -> HookAnswer:
     if blocks is None:
         # A counter we cannot read could let the hook block forever: let Claude stop, and start afresh.
         try:
-            if counter.is_file() and not counter.is_symlink():
-                counter.unlink()
+            if paths.is_file(counter) and not paths.is_symlink(counter):
+                os.unlink(counter)
         except OSError:
             pass
-        return HookAnswer(stderr=f"the stop counter {counter.name} was unreadable; letting Claude stop")
+        return HookAnswer(
+            stderr=f"the stop counter {paths.name_of(counter)} was unreadable; letting Claude stop"
+        )
     if blocks >= max_blocks():
         return ALLOW
     try:
         atomic_write_bytes(counter, counter_bytes(blocks + 1))
     except (OSError, lean.Doubt):
-        return HookAnswer(stderr=f"the stop counter {counter.name} cannot be written; letting Claude stop")
+        return HookAnswer(
+            stderr=f"the stop counter {paths.name_of(counter)} cannot be written; letting Claude stop"
+        )
     return HookAnswer(json.dumps({"decision": "block", "reason": instructions(packet, call.loopx_command)}))
 
 
@@ -185,7 +191,7 @@ def session_start(call: HookCall) -> HookAnswer:
     """SessionStart: a few lines of context about the goal, for Claude to start from."""
     if not call.goal_id or not call.agent_id:
         return HookAnswer("LoopX: no goal selected for this session (set LOOPX_GOAL_ID and LOOPX_AGENT_ID).")
-    store = for_reading(open_store(_root(call)))  # the run history too, not only the tick's files
+    store = for_reading(open_for_tick(_root(call)))  # the run history too, not only the tick's files
     packet = _packet(call, store)
     quota = packet["quota"]
     slots = f"{quota.get('spent_slots', '?')}/{quota.get('allowed_slots', '?')} slots"
