@@ -84,6 +84,24 @@ def test_libpq_parses_every_dsn_as_psycopg_does(text: str) -> None:
         assert lean_params == psycopg_params
 
 
+def test_the_libpq_loaded_is_the_one_psycopg_would_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    import psycopg_binary
+
+    bundled = Path(psycopg_binary.__file__).parent.parent / "psycopg_binary.libs"
+    for impl, expected in (
+        ("", str(bundled)),
+        ("binary", str(bundled)),
+        ("python", "libpq.so.5"),
+        ("bogus", None),
+    ):
+        monkeypatch.setenv("PSYCOPG_IMPL", impl)
+        found = libpq.library_path()
+        assert (found if found is None or found == "libpq.so.5" else str(Path(found).parent)) == expected
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if not (Path(p) / "psycopg").is_dir()])
+    monkeypatch.setenv("PSYCOPG_IMPL", "")
+    assert libpq.library_path() is None  # no psycopg installed: no lean transport either
+
+
 def test_a_dsn_with_a_nul_byte_is_left_to_psycopg() -> None:
     assert lean_parse("host=a\x00b dbname=c") is None
     assert lean_parse("dbname='unterminated") is None and psycopg_parse("dbname='unterminated") is None
@@ -410,13 +428,15 @@ print(json.dumps([code, sorted(sys.modules)]), file=sys.stderr)
 """
 
 
-def tick(root: Path, fmt: str, transport: str) -> tuple[int, str, set[str]]:
+def tick(
+    root: Path, fmt: str, transport: str, env: dict[str, str] | None = None
+) -> tuple[int, str, set[str]]:
     """should-run in a new interpreter: its exit code, its stdout and the top-level packages it loaded."""
     proc = subprocess.run(
         [sys.executable, "-c", TICK, str(root), fmt, transport],
         capture_output=True,
         text=True,
-        env={"LOOPX_COVERAGE": "off", "LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root)},
+        env={"LOOPX_COVERAGE": "off", "LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root), **(env or {})},
         cwd=REPO,
         check=True,
     )
@@ -431,6 +451,7 @@ def test_should_run_prints_the_same_bytes_with_or_without_libpq(
     root, _, _ = team
     code, out, _ = tick(root, fmt, "lean")
     assert (code, out) == tick(root, fmt, "no-libpq")[:2]
+    assert (code, out) == tick(root, fmt, "lean", {"PSYCOPG_IMPL": "python"})[:2]  # the system libpq
     assert code == 0 and "work_todo" in out
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from _thread import get_ident
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from loopx_core.store.postgres.common import LIBPQ_OPTIONS
 from loopx_core.store.postgres.reads import SCHEMA_EXISTS, VERSION, DocumentReads
@@ -20,7 +21,6 @@ from loopx_core.store.postgres.schema import LATEST
 
 if TYPE_CHECKING:
     from loopx_core.store.postgres.libpq import LeanConnection
-    from loopx_core.store.postgres.store import PostgresStore
 
 
 class LeanLink:
@@ -41,7 +41,7 @@ class LeanLink:
         try:
             if self._conn is None:
                 self._conn = libpq.LeanConnection(self.dsn, LIBPQ_OPTIONS)
-                import atexit  # a C module: close the session cleanly as psycopg's finaliser would
+                import atexit  # a C module: end the session cleanly at exit, as psycopg's finaliser does
 
                 atexit.register(self.close)
             return self._conn.rows(sql, params)
@@ -54,7 +54,27 @@ class LeanLink:
         """Close the connection (the link may open a new one)."""
         conn, self._conn = self._conn, None
         if conn is not None:
+            import atexit
+
+            atexit.unregister(self.close)
             conn.close()
+
+
+class TeamStore(Protocol):
+    """What the lean reads use of a `PostgresStore` (named structurally: the store module imports this one)."""
+
+    root: Path
+    label: str
+    lean_link: LeanLink
+    _schema_checked: bool
+
+    @property
+    def in_transaction(self) -> bool:
+        """True when this thread runs inside a transaction of the store."""
+
+    def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]: ...
+
+    def _ready(self) -> None: ...
 
 
 class LeanPostgresReads(DocumentReads):
@@ -65,7 +85,7 @@ class LeanPostgresReads(DocumentReads):
     is for the file store.
     """
 
-    def __init__(self, store: PostgresStore) -> None:
+    def __init__(self, store: TeamStore) -> None:
         self.store = store
         self.root = store.root
         self.label = store.label

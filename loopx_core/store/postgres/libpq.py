@@ -48,34 +48,33 @@ class _Option(ctypes.Structure):
     ]
 
 
-def _site_dirs() -> list[str]:
-    return [entry for entry in sys.path if entry and os.path.isdir(entry)]
-
-
 def library_path() -> str | None:
-    """The libpq psycopg would load here, without importing psycopg (None: psycopg is not installed).
+    """The libpq psycopg would load here, found without importing psycopg (None: not sure which).
 
-    psycopg picks its implementation as `PSYCOPG_IMPL` says, else the first installed of
-    `psycopg_c` (linked to the system libpq), `psycopg_binary` (its own bundled libpq), and the
-    pure-Python one (the system libpq).
+    psycopg takes the implementation `PSYCOPG_IMPL` names, else the first installed of
+    `psycopg_c` (linked to the system libpq), `psycopg_binary` (the libpq bundled beside it in
+    `psycopg_binary.libs`) and its pure-Python one (the system libpq).
     """
-    dirs = _site_dirs()
-    if not any(os.path.isdir(os.path.join(d, "psycopg")) for d in dirs):
+    dirs = [entry for entry in sys.path if entry and os.path.isdir(entry)]
+
+    def installed(name: str) -> bool:
+        return any(os.path.isdir(os.path.join(d, name)) for d in dirs)
+
+    if not installed("psycopg"):
         return None
-    impl = os.environ.get("PSYCOPG_IMPL", "")
-    if impl in ("", "binary"):
-        has_c = any(os.path.isdir(os.path.join(d, "psycopg_c")) for d in dirs)
-        for d in dirs if impl == "binary" or not has_c else ():
+    impl = os.environ.get("PSYCOPG_IMPL") or (
+        "c" if installed("psycopg_c") else "binary" if installed("psycopg_binary") else "python"
+    )
+    if impl == "binary":
+        for d in dirs:
             libs = os.path.join(d, "psycopg_binary.libs")
             if os.path.isdir(os.path.join(d, "psycopg_binary")) and os.path.isdir(libs):
                 found = sorted(n for n in os.listdir(libs) if n.startswith("libpq-") and ".so" in n)
-                if found:
-                    return os.path.join(libs, found[0])
-        if impl == "binary":
-            return None
-    if impl not in ("", "c", "python"):
-        return None  # psycopg refuses an unknown implementation: let it say so
-    return "libpq.so.5" if sys.platform.startswith("linux") else None
+                return os.path.join(libs, found[0]) if found else None
+        return None
+    if (impl == "python" or (impl == "c" and installed("psycopg_c"))) and sys.platform.startswith("linux"):
+        return "libpq.so.5"
+    return None  # another platform's library name, or an implementation psycopg would refuse
 
 
 _LIB: list[Any] = []
