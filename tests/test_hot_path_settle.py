@@ -11,7 +11,8 @@
   its writes, filelock for the goal lock): none of typer, click, rich, jinja2, mcp, pluggy,
   tomlkit. The floor (none at all) is pinned as a strict xfail, with what stands in the way;
 - none of them loads the standard-library modules it does not use (UNNEEDED): no
-  importlib.metadata for pydantic's plugin loader, no subprocess without a validation command.
+  importlib.metadata for pydantic's plugin loader, no subprocess without a validation command;
+  a begin builds no ledger-event or run-index model (ONLY_FOR).
 """
 
 from __future__ import annotations
@@ -494,8 +495,15 @@ UNNEEDED = {
 """Standard-library modules no settlement command of FLOW needs (none runs a validation command)."""
 CLOSING = frozenset({"todo complete --no-follow-up", "turn closeout"})
 """The steps that close their goal: they queue its done notice (notices/emit.py imports subprocess)."""
+ONLY_FOR = {
+    "loopx_core.ops.spend": "a spend: steps.py imports it in the quota spend step",
+    "loopx_core.models.ledger": "a spend (the ledger event it writes) or a read the lean reader doubts",
+    "loopx_core.models.runs": "a writeback: runlog.py builds the run's index entry",
+}
+"""LoopX modules (and the models they build) that a turn's begin never needs."""
+BEGINS = [name for name, argv in FLOW if argv[:2] == ["turn", "begin"]]
 loaded: dict[str, set[str]] = {}
-"""The UNNEEDED modules each step of FLOW left loaded (filled by the `flow` fixture)."""
+"""The UNNEEDED and ONLY_FOR modules each step of FLOW left loaded (filled by the `flow` fixture)."""
 _PROBE = (
     "import json, sys\n"
     "from loopx_core.cli.entry import main\n"
@@ -505,7 +513,7 @@ _PROBE = (
     "except SystemExit as done:\n"
     "    code = done.code\n"
     "print(json.dumps([code, sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[0].split(','))),"
-    " sorted(set(sys.modules) & set(UNNEEDED))]), file=sys.stderr)\n"
+    " sorted(set(sys.modules) & set(WATCHED))]), file=sys.stderr)\n"
 )
 
 
@@ -533,7 +541,7 @@ def flow(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, set[s
                 sys.executable,
                 "-c",
                 _PROBE.replace("sys.argv[0]", repr(",".join(HEAVY))).replace(
-                    "UNNEEDED", repr(sorted(UNNEEDED))
+                    "WATCHED", repr(sorted({*UNNEEDED, *ONLY_FOR}))
                 ),
                 *words,
             ],
@@ -576,8 +584,23 @@ def test_settlement_command_loads_none_of_the_modules_it_does_not_use(
     flow: dict[str, tuple[int, set[str], str]], step: str
 ) -> None:
     assert flow[step][0] == 0
-    allowed = {"subprocess"} if step in CLOSING else set()
+    allowed = {*ONLY_FOR, *({"subprocess"} if step in CLOSING else ())}
     assert loaded[step] <= allowed, {name: UNNEEDED[name] for name in loaded[step] - allowed}
+
+
+@pytest.mark.parametrize("step", BEGINS)
+def test_a_begin_builds_no_spend_or_run_model(flow: dict[str, tuple[int, set[str], str]], step: str) -> None:
+    assert flow[step][0] == 0
+    # the begin after a spend reads the ledger's tail, which store/ledger.py reads through the model
+    allowed = {"loopx_core.models.ledger"} if step == "turn begin (closing)" else set()
+    found = loaded[step] & set(ONLY_FOR) - allowed
+    assert not found, {name: ONLY_FOR[name] for name in found}
+
+
+def test_the_watched_modules_are_seen_where_they_are_used(flow: dict[str, tuple[int, set[str], str]]) -> None:
+    """The probe is not blind: a writeback loads the run model, a spend the ledger event's."""
+    assert "loopx_core.models.runs" in loaded["writeback"]
+    assert {"loopx_core.ops.spend", "loopx_core.models.ledger"} <= loaded["quota spend --turn-key"]
 
 
 def test_the_closing_turn_closed_the_goal(flow: dict[str, tuple[int, set[str], str]]) -> None:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopx_core.clock import iso
-from loopx_core.models.runs import RunIndexEntry
-from loopx_core.store.base import Store
+
+if TYPE_CHECKING:
+    from loopx_core.store.base import Store
 
 
 def run_id_for(effect_id: str) -> str:
@@ -17,6 +18,8 @@ def run_id_for(effect_id: str) -> str:
 
 def write_run(store: Store, record: dict[str, Any], at: datetime) -> None:
     """Store the run record (JSON and Markdown) and index it in the history once (goal lock held)."""
+    from loopx_core.models.runs import RunIndexEntry  # here: only a writeback builds its model
+
     entry = RunIndexEntry(
         schema_version=1,
         run_id=record["run_id"],

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loopx_core import faults as fault
 from loopx_core.clock import iso
@@ -19,13 +19,14 @@ from loopx_core.decide.scope import lease_lost
 from loopx_core.kernel.algebra import FailureKind, SettlementReceipt, SettlementResult, Step, StepKind
 from loopx_core.models import GoalState
 from loopx_core.models.journal import TurnJournal
-from loopx_core.models.runs import Progress
 from loopx_core.ops import gates
 from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, SETTLED_HOLD_MINUTES, hold_lease
-from loopx_core.ops.spend import spend
 from loopx_core.quota import charge_slots, compute_usage, lookback
 from loopx_core.settlement import runlog
 from loopx_core.store.base import Store
+
+if TYPE_CHECKING:
+    from loopx_core.models.runs import Progress
 
 Outcome = tuple[dict[str, Any], str | None] | tuple[FailureKind, str]
 """A performed step's (receipt detail, visible effect), or a (failure kind, message)."""
@@ -295,6 +296,8 @@ def quota_spend(ctx: TurnContext) -> Step:
             now - journal.started_at
         ).total_seconds()
         slots = ctx.slots if ctx.slots is not None else charge_slots(goal.quota, seconds)
+        from loopx_core.ops.spend import spend  # here: only a spend builds the ledger event's model
+
         result = spend(
             store,
             identity.goal_id,
