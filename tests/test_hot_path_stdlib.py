@@ -8,7 +8,9 @@ the path) fails here, deterministically, instead of showing up as a slower bench
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -42,6 +44,31 @@ REMOVED_LOOPX = {
 """LoopX modules a plain tick (no open turn) must not import."""
 DATACLASSES = ("dataclasses", "inspect", "ast", "dis", "tokenize")
 """dataclasses pulls inspect, and inspect ast, dis and tokenize (about 8 ms of a start)."""
+PATHLIB = ("pathlib", "urllib.parse", "ipaddress", "ntpath", "fnmatch", "shlex")
+"""pathlib and what it pulls (about 2.5 ms): a tick finds its root, chooses and reads its store,
+and the Stop hook writes its counter, on string paths (store/paths.py answers as pathlib);
+shlex: `commands.quote` is its `quote`."""
+TYPING = ("typing", "contextlib", "warnings")
+"""typing (with contextlib and warnings, about 2.5 ms): the tick's own modules name it for type
+checkers only (`TYPE_CHECKING = False`) and its values are `Record`s, not NamedTuples."""
+TYPING_OUTSIDE = {
+    "loopx_core.cli.output": "`from typing import Any` and `from contextlib import contextmanager` (H4's)",
+    "loopx_core.models": "`from typing import TYPE_CHECKING, Any`; `import importlib` (warnings)",
+    "loopx_core.store": "`from typing import TYPE_CHECKING, Any`; `import importlib` (warnings)",
+    "loopx_core.hosts": "`from typing import TYPE_CHECKING, Any`; `from importlib import import_module`",
+    "loopx_core.hosts.host": "`from typing import TYPE_CHECKING, Any`",
+    "loopx_core.hosts.model": "`from typing import Literal` (the `Scope` and `MergeKind` aliases)",
+    "loopx_core.ops.history": "`from typing import TYPE_CHECKING, Any` (SessionStart's run history)",
+}
+"""Modules outside the tick's own that still import typing (or importlib, which loads warnings)
+at module level, and how: each a one-line change (a `TYPE_CHECKING = False` guard, `__import__`)."""
+TICKS: dict[str, list[str]] = {
+    "quota should-run": ["quota", "should-run", *WHO],
+    "quota should-run --surface codex-app": ["quota", "should-run", *WHO, "--surface", "codex-app"],
+    "hook claude-stop": ["hook", "claude-stop", *WHO],
+    "hook claude-session-start": ["hook", "claude-session-start", *WHO],
+}
+"""What hosts run on every heartbeat or stop."""
 
 
 @pytest.fixture
@@ -102,3 +129,69 @@ def test_a_stop_hook_that_writes_its_counter_imports_none_of_the_removed_modules
     assert ran.exit_code == 0
     assert list((demo / ".loopx" / "hooks").glob("claude-stop-*.json"))  # the counter was written
     assert ran.modules & set(REMOVED) == set()
+
+
+def tick_modules(root: Path, command: str) -> frozenset[str]:
+    """Every module one tick command (`TICKS`) leaves loaded; a hook gets its event on stdin."""
+    ran = probe(root, TICKS[command], stdin=json.dumps({"session_id": "s1", "cwd": str(root)}))
+    assert ran.exit_code == 0, command
+    assert "loopx_core.ops.tick" in ran.modules  # the tick ran
+    return ran.modules
+
+
+@pytest.mark.parametrize("command", list(TICKS))
+def test_a_tick_imports_no_pathlib(demo: Path, command: str) -> None:
+    assert tick_modules(demo, command) & set(PATHLIB) == set()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        pytest.param(
+            c,
+            marks=pytest.mark.xfail(
+                strict=True, reason="modules outside the tick's own import typing: see TYPING_OUTSIDE"
+            ),
+        )
+        for c in TICKS
+    ],
+)
+def test_a_tick_imports_no_typing(demo: Path, command: str) -> None:
+    assert tick_modules(demo, command) & set(TYPING) == set()
+
+
+def _unguarded_imports(module: str) -> set[str]:
+    """The modules `module` imports at module level, outside `if TYPE_CHECKING:` (and outside a
+    `try`'s handlers: an `except ImportError` fallback is another interpreter's path)."""
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin is not None
+    found: set[str] = set()
+
+    def walk(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                walk(node.orelse)
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module)
+            elif isinstance(node, ast.If | ast.Try):
+                walk(node.body)
+                walk(node.orelse)
+
+    walk(ast.parse(Path(spec.origin).read_text()).body)
+    return found
+
+
+@pytest.mark.parametrize("command", list(TICKS))
+def test_the_ticks_own_modules_import_typing_only_for_type_checkers(demo: Path, command: str) -> None:
+    """Deterministic, whoever else imports typing: no LoopX module on a tick's path but those
+    of TYPING_OUTSIDE imports typing, contextlib, pathlib, shlex, dataclasses or importlib at
+    module level (a new one fails here, not in a benchmark)."""
+    watched = {"typing", "contextlib", "pathlib", "shlex", "dataclasses", "importlib"}
+    offenders = {
+        module: sorted(name for name in _unguarded_imports(module) if name.split(".")[0] in watched)
+        for module in tick_modules(demo, command)
+        if module.split(".")[0] in ("loopx_core", "loopx_claude_code", "loopx_codex_app", "loopx_dsh")
+    }
+    assert {m for m, names in offenders.items() if names} <= set(TYPING_OUTSIDE), offenders

@@ -135,10 +135,10 @@ def this_loopx() -> str:
     on_path = which("loopx")
     if running is None or (on_path is not None and os.path.samefile(on_path, running)):
         return "loopx"
-    import shlex
+    from loopx_core.commands import quote  # shlex.quote, without shlex
 
     absolute = running if running.startswith("/") else paths.pure(f"{os.getcwd()}/{running}")  # Path.absolute
-    return shlex.quote(absolute)
+    return quote(absolute)
 
 
 def which(name: str) -> str | None:

@@ -22,13 +22,16 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from importlib import import_module
-from importlib.machinery import PathFinder
 from types import ModuleType
 
 from loopx_core.hosts.host import Host
 from loopx_core.hosts.markers import HOOK_NAMES, IMPL_ATTRIBUTE
 from loopx_core.hosts.rules import check_bases, selection, shape_problem
+
+try:  # importlib.machinery's PathFinder itself: the importlib package would load warnings on every hook
+    from _frozen_importlib_external import PathFinder
+except ImportError:  # pragma: no cover - an interpreter without the frozen bootstrap
+    from importlib.machinery import PathFinder
 
 GROUP = "loopx"
 DISTRIBUTION = "loopx_kit"
@@ -62,7 +65,7 @@ def every_host() -> dict[str, Host] | None:
 
     try:
         for module in plugins:
-            hook = _register_hook(import_module(module))
+            hook = _register_hook(_imported(module))
             if hook is None:
                 return None
             hook(register=register)
@@ -71,6 +74,12 @@ def every_host() -> dict[str, Host] | None:
         return None
     events = [event for h in found.values() for event in h.events]
     return dict(sorted(found.items())) if len(events) == len(set(events)) else None
+
+
+def _imported(name: str) -> ModuleType:
+    """`importlib.import_module(name)` for an absolute name, without the importlib package."""
+    __import__(name)
+    return sys.modules[name]
 
 
 def _register_hook(module: ModuleType) -> Callable[..., object] | None:

@@ -11,7 +11,7 @@ import json
 import re
 from datetime import datetime as _datetime
 
-from loopx_core.ids import ID_PATTERN, is_valid_id
+from loopx_core.ids import is_valid_id
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
@@ -26,7 +26,6 @@ class Doubt(Exception):
 
 
 _REQUIRED = object()
-_ID = re.compile(ID_PATTERN)
 TIME_PATTERN = (
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?(?:Z|[+-][0-9]{2}:[0-9]{2})"
 )
@@ -98,7 +97,7 @@ def _bool(value: Any) -> bool:
 
 
 def _id(value: Any) -> str:
-    if type(value) is not str or _ID.fullmatch(value) is None or not is_valid_id(value):
+    if type(value) is not str or not is_valid_id(value):  # the id pattern in full, and no '..'
         raise Doubt
     return value
 

@@ -9,7 +9,6 @@ same files with the same errors (tests/test_lean_readers.py), and only doubt cos
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 from itertools import islice
@@ -100,9 +99,11 @@ def canonical_line(data: bytes, name: str) -> Any | None:
 
 def validated(data: bytes, name: str, *, where: str, what: str) -> Any:
     """The pydantic model of `data`, or the `StateInvalidError` `read_model` raises for it."""
+    from importlib import import_module  # the importlib package loads warnings: only on doubt
+
     from pydantic import ValidationError
 
-    model = getattr(importlib.import_module(MODEL_MODULES[name]), name)
+    model = getattr(import_module(MODEL_MODULES[name]), name)
     try:
         return model.model_validate_json(data)
     except ValidationError as exc:

@@ -9,8 +9,6 @@ never written: the heartbeat applies rrule changes with the App's own automation
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any
 
 from loopx_core.hosts import (
     Base,
@@ -23,6 +21,11 @@ from loopx_core.hosts import (
     hookimpl,
     scheduler_hints,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 MCP_KEYS = (("mcp_servers", "loopx"),)
 """The table LoopX owns in `config.toml` (users' tool approvals below it are kept by the merge)."""

@@ -10,8 +10,6 @@ it acks the packets it follows and reports what kept it from driving the loop.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any
 
 from loopx_core.hosts import (
     Base,
@@ -24,6 +22,11 @@ from loopx_core.hosts import (
     hookimpl,
     scheduler_hints,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 PACKAGE = "loopx-dsh"
 FILES = ("package.json", "cordis.patch.yml", "lib/loopx.js", "lib/command.js", "lib/turn-boundary.js")
