@@ -203,6 +203,19 @@ def test_what_the_lean_transport_does_not_know_is_a_doubt(
     assert lean_conn.rows(reads.VERSION, ()) == [(LATEST,)]  # a refused statement leaves it usable
 
 
+def test_a_server_notice_is_not_printed(
+    pair: tuple[libpq.LeanConnection, psycopg.Connection[Any]], capfd: pytest.CaptureFixture[str]
+) -> None:
+    lean_conn, conn = pair
+    conn.execute(
+        "CREATE OR REPLACE FUNCTION loud() RETURNS int LANGUAGE plpgsql AS "
+        "$$ BEGIN RAISE WARNING 'loud'; RAISE NOTICE 'louder'; RETURN 1; END $$"
+    )
+    capfd.readouterr()
+    assert lean_conn.rows("SELECT loud()", ()) == conn.execute("SELECT loud()").fetchall() == [(1,)]
+    assert capfd.readouterr() == ("", "")  # libpq's own notice processor would print both to stderr
+
+
 # -- a tick's reads, lean and validated, on every hostile state ---------------------------------
 @pytest.fixture
 def team(tmp_path: Path, pg_cluster: Cluster) -> Iterator[tuple[Path, str, PostgresStore]]:

@@ -99,6 +99,12 @@ def library() -> Any:
     return lib
 
 
+_NOTICES = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
+_SILENT = _NOTICES(lambda arg, message: None)
+"""The notice processor: libpq's own prints a server's notices and warnings to stderr, where
+psycopg's path (a notice receiver with no handler) prints nothing."""
+
+
 def _prototypes(lib: Any) -> None:
     p, i, s = ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p
     for name, restype, argtypes in (
@@ -118,6 +124,7 @@ def _prototypes(lib: Any) -> None:
         ("PQconninfoParse", ctypes.POINTER(_Option), [s, c_char_pp]),
         ("PQconninfoFree", None, [ctypes.POINTER(_Option)]),
         ("PQfreemem", None, [p]),
+        ("PQsetNoticeProcessor", p, [p, _NOTICES, p]),
     ):
         function = getattr(lib, name)
         function.restype, function.argtypes = restype, argtypes
@@ -203,6 +210,7 @@ class LeanConnection:
         )
         if not self._conn:
             raise Doubt("out of memory")
+        lib.PQsetNoticeProcessor(self._conn, _SILENT, None)  # before any statement, as psycopg's receiver
         if lib.PQstatus(self._conn) != CONNECTION_OK or self._encoding() != b"UTF8":
             self.close()
             raise Doubt("not connected")
@@ -240,6 +248,8 @@ class LeanConnection:
                     )
                 )
             return out
+        except (UnicodeError, ValueError):  # a value not as its type says: psycopg would say what
+            raise Doubt("an unreadable value") from None
         finally:
             lib.PQclear(result)
 
