@@ -383,6 +383,20 @@ class Generator:
                 value = f"int(g[{group}])" if kind == "int" else f"g[{group}]"
                 absent = f"g[{group}] is None"
                 group += 1
+            checked = _inline_check(check, kind, group - (2 if kind == "number" else 1), name, field)
+            if checked is not None:  # the check written out: no call per line (a window is 1,000 lines)
+                checks.extend(checked[1])
+                statements = checked[0]
+                if info.is_required():
+                    body += [f"    {line}" for line in statements] + [f"    out.{field} = v"]
+                else:
+                    default = self.default(info)
+                    shown = (
+                        default.removeprefix("lambda: ") if default.startswith("lambda: ") else default + "()"
+                    )
+                    body += [f"    if {absent}:", f"        out.{field} = {shown}", "    else:"]
+                    body += [f"        {line}" for line in statements] + [f"        out.{field} = v"]
+                continue
             if check != "None":
                 checks.append(f"_LINE_{name}_{field} = {check}")
                 value = f"_LINE_{name}_{field}({value})"
@@ -469,6 +483,59 @@ class Generator:
             'the lean object from its groups); loopx_core.store.lean uses it."""\n'
         )
         return body
+
+
+_BOUND_FAILS = {"ge": "<", "gt": "<=", "le": ">", "lt": ">="}
+"""For each bound `_within` checks, the comparison that refuses a value."""
+
+
+def _inline_check(
+    check: str, kind: str, group: int, model: str, field: str
+) -> tuple[list[str], list[str]] | None:
+    """A line field's lean check written out as statements leaving the checked value in `v`
+    (what `_int`, `_float` and `_time_text` do, for what the line's regex already decided:
+    an int's text, a finite number's, a time's), and the module constants they name; None to
+    call the check as it is."""
+    if check == "None":
+        return None
+    call = ast.parse(check, mode="eval").body
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+        return None
+    bounds = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+    refuse = " or ".join(f"v {_BOUND_FAILS[k]} {bound!r}" for k, bound in bounds.items() if bound is not None)
+    refusal = [f"if {refuse}:", "    raise Doubt"] if refuse else []
+    if call.func.id == "_int" and kind == "int" and not call.args:
+        return [f"v = int(g[{group}])", *refusal], []
+    if call.func.id == "_float" and kind == "number" and not call.args:
+        return [
+            f"if g[{group}] is not None:",
+            f"    v = int(g[{group}])",
+            "    if v > 9007199254740992 or v < -9007199254740992:",  # `_float`: abs(value) > 2**53
+            "        raise Doubt",
+            "    v = float(v)",
+            "else:",
+            f"    v = float(g[{group + 1}])",
+            *refusal,
+        ], []
+    if call.func.id == "_time_text" and kind == "str" and len(call.args) == 1 and not bounds:
+        end = ast.unparse(call.args[0])
+        constant = f"_LINE_{model}_{field}_end"
+        statements = [
+            f"v = g[{group}]",
+            'if v.endswith("-00:00"):',
+            "    raise Doubt",
+            "try:",
+            "    v = datetime.fromisoformat(v)",
+            "except ValueError:",
+            "    raise Doubt from None",
+        ]
+        if end == "None":
+            return statements, []
+        return [*statements, f"if not _LINE_EPOCH <= v < {constant}:", "    raise Doubt"], [
+            "_LINE_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)",
+            f"{constant} = {end}",
+        ]
+    return None
 
 
 def _container(annotation: Any, metadata: list[Any]) -> None:

@@ -1227,10 +1227,8 @@ CHECKERS: dict[str, Any] = {
 """Each model's checker by name: `CHECKERS[name](parsed_json)` is a lean object or raises `Doubt`."""
 
 
-_LINE_LedgerEvent_seq = _int(ge=1, le=9007199254740991)
-_LINE_LedgerEvent_at = _time_text(datetime(3100, 1, 1, tzinfo=UTC))
-_LINE_LedgerEvent_slots = _int(ge=0, le=1000000000)
-_LINE_LedgerEvent_duration_seconds = _float(ge=0.0, le=32503680000.0)
+_LINE_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_LINE_LedgerEvent_at_end = datetime(3100, 1, 1, tzinfo=UTC)
 
 
 def _line_LedgerEvent(g: tuple[Any, ...]) -> LedgerEvent:
@@ -1238,21 +1236,47 @@ def _line_LedgerEvent(g: tuple[Any, ...]) -> LedgerEvent:
     out = LedgerEvent.__new__(LedgerEvent)
     out.schema_version = int(g[0])
     out.event_id = g[1]
-    out.seq = _LINE_LedgerEvent_seq(int(g[2]))
+    v = int(g[2])
+    if v < 1 or v > 9007199254740991:
+        raise Doubt
+    out.seq = v
     out.kind = g[3]
-    out.at = _LINE_LedgerEvent_at(g[4])
+    v = g[4]
+    if v.endswith("-00:00"):
+        raise Doubt
+    try:
+        v = datetime.fromisoformat(v)
+    except ValueError:
+        raise Doubt from None
+    if not _LINE_EPOCH <= v < _LINE_LedgerEvent_at_end:
+        raise Doubt
+    out.at = v
     out.goal_id = g[5]
     out.agent_id = g[6]
     out.todo_id = g[7]
     out.turn_instance_id = g[8]
     out.replan_obligation_id = g[9]
     out.effect_id = g[10]
-    out.slots = 0 if g[11] is None else _LINE_LedgerEvent_slots(int(g[11]))
-    out.duration_seconds = (
-        None
-        if g[12] is None and g[13] is None
-        else _LINE_LedgerEvent_duration_seconds(int(g[12]) if g[12] is not None else float(g[13]))
-    )
+    if g[11] is None:
+        out.slots = 0
+    else:
+        v = int(g[11])
+        if v < 0 or v > 1000000000:
+            raise Doubt
+        out.slots = v
+    if g[12] is None and g[13] is None:
+        out.duration_seconds = None
+    else:
+        if g[12] is not None:
+            v = int(g[12])
+            if v > 9007199254740992 or v < -9007199254740992:
+                raise Doubt
+            v = float(v)
+        else:
+            v = float(g[13])
+        if v < 0.0 or v > 32503680000.0:
+            raise Doubt
+        out.duration_seconds = v
     out.voids_event_id = g[14]
     out.reason = g[15]
     return out

@@ -65,20 +65,11 @@ def _parse_document(data: bytes, name: str, *, where: str, what: str) -> Any:
 _LINE_PATTERNS: dict[str, re.Pattern[str]] = {}
 
 
-def _line_reader(name: str) -> Callable[[bytes], Any]:
-    """`canonical_line` for one model, with its regex and builder looked up once (a ledger's
-    window is a thousand lines): the lean object of a canonical line, else None."""
+def _line_form(name: str) -> tuple[Callable[[str], Any], Callable[[tuple[Any, ...]], Any]]:
+    """The compiled regex's `fullmatch` and the builder of `name`'s canonical line (compiled once)."""
     pattern, build = lean.LINE_FORMS[name]
-    match = (_LINE_PATTERNS.get(name) or _LINE_PATTERNS.setdefault(name, re.compile(pattern))).fullmatch
-
-    def read(data: bytes) -> Any:
-        try:
-            found = match(data.decode("utf-8"))
-            return None if found is None else build(found.groups())
-        except (lean.Doubt, UnicodeDecodeError):
-            return None
-
-    return read
+    compiled = _LINE_PATTERNS.get(name) or _LINE_PATTERNS.setdefault(name, re.compile(pattern))
+    return compiled.fullmatch, build
 
 
 def canonical_line(data: bytes, name: str) -> Any | None:
@@ -88,10 +79,9 @@ def canonical_line(data: bytes, name: str) -> Any | None:
     decides the strings, ids and literals itself; the generated builder runs the field's lean
     check on numbers and times. Anything else (or any doubt) is None: the general reader decides.
     """
-    pattern, build = lean.LINE_FORMS[name]
-    compiled = _LINE_PATTERNS.get(name) or _LINE_PATTERNS.setdefault(name, re.compile(pattern))
+    fullmatch, build = _line_form(name)
     try:
-        match = compiled.fullmatch(data.decode("utf-8"))
+        match = fullmatch(data.decode("utf-8"))
         return None if match is None else build(match.groups())
     except (lean.Doubt, UnicodeDecodeError):
         return None
@@ -168,9 +158,15 @@ class LeanFileStore:
         path = self.store.ledger_path(goal_id)
         where = shown(path, self.root)
         events: list[Any] = []
-        canonical = _line_reader("LedgerEvent")  # what `parse` does first, minus its per-line lookups
+        fullmatch, build = _line_form("LedgerEvent")  # `parse`, its lookups made once for the window
         for line in reverse_lines(path):
-            event = canonical(line)
+            event = None
+            try:  # `canonical_line`, written out: a window is a thousand lines
+                found = fullmatch(line.decode("utf-8"))
+                if found is not None:
+                    event = build(found.groups())
+            except (lean.Doubt, UnicodeDecodeError):
+                pass
             if event is None:
                 event = _parse_document(line, "LedgerEvent", where=where, what="a line of the ledger")
             if event.at < since:
