@@ -1,14 +1,43 @@
-"""Markdown renderings for people: the should-run packet, todo lists, status."""
+"""Markdown renderings for people: the should-run packet, todo lists, status; `visible` text.
+
+Stored text (a title, an objective, a summary) is shown as given except what a terminal
+would obey rather than show: `visible` writes those characters as escapes, the way `repr` does.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from loopx_core.effects.lens import interpret_quota_should_run_packet
+_INVISIBLE = r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]"
+"""What a terminal obeys rather than shows: C0 controls but a newline, DEL, C1 controls (`\\x9b`
+is a CSI on its own), lone surrogates (a byte that was not UTF-8) and the bidi overrides that
+reorder a line. Compiled on first use (re's cache), not by every command's start."""
+_INVISIBLE_OR_NEWLINE = r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]"
+
+
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def visible(text: str, *, newlines: bool = True) -> str:
+    """`text` safe to write to a terminal: every control character shown as its escape (`\\x1b`).
+
+    A newline stays one where the layout allows it (`newlines`), else it is shown as `\\n` too.
+    Ordinary text (printable characters, tabs aside) comes back unchanged.
+    """
+    return re.sub(_INVISIBLE if newlines else _INVISIBLE_OR_NEWLINE, _escape, text)
 
 
 def packet_markdown(p: dict[str, Any]) -> str:
-    """The should-run packet as Markdown: the same facts, for a person."""
+    """The should-run packet as Markdown: the same facts, for a person (stored text made `visible`)."""
+    from loopx_core.effects.lens import interpret_quota_should_run_packet
+
     q = p["quota"]
     lane = p["work_lane_contract"]
     ic = p["interaction_contract"]
@@ -43,7 +72,7 @@ def packet_markdown(p: dict[str, Any]) -> str:
     if actions:
         lines += ["", "## Next CLI actions", ""]
         lines += [f"{i}. `{a}`" for i, a in enumerate(actions, 1)]
-    return "\n".join(lines) + "\n"
+    return visible("\n".join(lines) + "\n")
 
 
 def table(headers: list[str], rows: list[list[Any]]) -> str:
@@ -64,7 +93,7 @@ def _row(values: list[Any]) -> str:
 
 def _cell(value: Any) -> str:
     # str.split() breaks on every Unicode line break (\r, \v, \x85, \u2028, ...), not only \n.
-    text = "" if value is None else " ".join(str(value).split())
+    text = "" if value is None else visible(" ".join(str(value).split()))
     return text.replace("|", "\\|") if text else "-"
 
 

@@ -3,6 +3,10 @@
 `--format auto` (every command's default) is `human` when stdout is a terminal and `json`
 otherwise; `human` prints aligned tables with `rich` (imported only on that path, never by
 the commands hosts run every tick), `markdown` the same facts as Markdown, `json` one line.
+
+Whatever reaches a person (human and Markdown output, the error line on stderr) passes through
+`shown`: stored text is printed as given, except control characters a terminal would obey
+(an ESC, a CSI, a bell...), which are shown as escapes (`\\x1b`). JSON is data: printed as is.
 """
 
 from __future__ import annotations
@@ -19,6 +23,13 @@ from loopx_core.errors import LoopxError
 
 _ABSOLUTE_PATH = r"(?:(?<=\s)|(?<=^)|(?<=['\"(=]))/[^\s'\")]*"
 """An absolute path in a message; compiled on first use (re's cache), not by every command's start."""
+
+
+def shown(text: str, *, newlines: bool = True) -> str:
+    """`text` as a terminal may show it: control characters as escapes (`render.visible`)."""
+    from loopx_core.render import visible  # a small module; loaded only when something is shown
+
+    return visible(text, newlines=newlines)
 
 
 class Format(StrEnum):
@@ -48,7 +59,8 @@ class Table:
     """Rows under headers: an aligned table for people, a Markdown table on request.
 
     A cell is shown on one line whatever it holds (newlines and runs of spaces become one
-    space, a `|` is escaped in Markdown), so no title breaks the table; None or "" shows `-`.
+    space, a `|` is escaped in Markdown, a control character is `shown` as its escape), so no
+    title breaks the table or the terminal; None or "" shows `-`.
     A plain class, equal by its fields: a dataclass would cost every command its import.
     """
 
@@ -80,14 +92,17 @@ class Table:
     @staticmethod
     def cell(value: object) -> str:
         """One cell's text, on one line."""
-        return "-" if value is None or value == "" else " ".join(str(value).split()) or "-"
+        return "-" if value is None or value == "" else shown(" ".join(str(value).split())) or "-"
 
     def markdown(self) -> str:
         """The table as Markdown (its `empty` line when it has no rows)."""
         if not self.rows and self.empty:
-            return self.empty
-        out = [f"## {self.title}", ""] if self.title else []
-        out += ["| " + " | ".join(self.headers) + " |", "|" + "---|" * len(self.headers)]
+            return shown(self.empty)
+        out = [f"## {shown(self.title, newlines=False)}", ""] if self.title else []
+        out += [
+            "| " + " | ".join(shown(h, newlines=False) for h in self.headers) + " |",
+            "|" + "---|" * len(self.headers),
+        ]
         out += ["| " + " | ".join(self.cell(v).replace("|", "\\|") for v in row) + " |" for row in self.rows]
         return "\n".join(out)
 
@@ -115,7 +130,7 @@ def _blocks(doc: Doc) -> list[Block]:
 
 def as_markdown(doc: Doc) -> str:
     """A document (text and tables) as Markdown text."""
-    return "\n\n".join(b.markdown() if isinstance(b, Table) else b.rstrip("\n") for b in _blocks(doc))
+    return "\n\n".join(b.markdown() if isinstance(b, Table) else shown(b.rstrip("\n")) for b in _blocks(doc))
 
 
 def emit(data: Any, fmt: Format, markdown: Render, human: Render | None = None) -> None:
@@ -158,16 +173,17 @@ def print_human(doc: Doc) -> None:
         if index:
             console.print()
         if isinstance(block, str):
-            console.print(Text(block.rstrip("\n")))
+            console.print(Text(shown(block.rstrip("\n"))))
             continue
         if not block.rows and block.empty:
-            console.print(Text(block.empty))
+            console.print(Text(shown(block.empty)))
             continue
+        title = Text(shown(block.title, newlines=False)) if block.title else None
         table = RichTable(
-            box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title=block.title, title_justify="left"
+            box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title=title, title_justify="left"
         )
         for header in block.headers:
-            table.add_column(Text(header, style="bold"), overflow="fold")
+            table.add_column(Text(shown(header, newlines=False), style="bold"), overflow="fold")
         for row in block.rows:
             table.add_row(*(Text(Table.cell(v)) for v in row))
         console.print(table, soft_wrap=False)
@@ -195,7 +211,7 @@ class Status:
         import threading
         import time
 
-        self.label, self.live = label, live
+        self.label, self.live = shown(label, newlines=False), live
         self._start = time.monotonic()
         self._lock = threading.Lock()
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -289,15 +305,16 @@ def steps(fmt: Format | None) -> Callable[[str], None] | None:
         return None
 
     def step(text: str) -> None:
-        sys.stderr.write(f"{text}\u2026\n")
+        sys.stderr.write(f"{shown(text, newlines=False)}\u2026\n")
         sys.stderr.flush()
 
     return step
 
 
 def report_error(error: LoopxError, fmt: Format | None) -> int:
-    """Print the error once on stderr; the JSON error object on stdout only for JSON output."""
-    sys.stderr.write(f"loopx: error: {error.message}\n")
+    """Print the error once on stderr, one line (control characters `shown`); the JSON error
+    object on stdout, exactly as raised, only for JSON output."""
+    sys.stderr.write(f"loopx: error: {shown(error.message, newlines=False)}\n")
     if resolve(fmt) is Format.json:
         sys.stdout.write(dumps(error.to_json()) + "\n")
     return int(error.exit_code)
@@ -337,7 +354,7 @@ def report_usage(message: str, fmt: Format | None, *, prefix: str = "loopx: erro
     `fmt` None (a command without `--format`, such as a hook) never prints JSON.
     """
     first = " ".join(message.split())
-    sys.stderr.write(f"{prefix}{first}\n")
+    sys.stderr.write(f"{prefix}{shown(first, newlines=False)}\n")
     if fmt is not None and resolve(fmt) is Format.json:
         from loopx_core.errors import UsageError
 
