@@ -416,6 +416,25 @@ def test_a_read_from_another_thread_or_a_pooled_store_is_psycopg_s(
         pooled.close()
 
 
+@pytest.mark.parametrize("pooled", [False, True])
+def test_the_session_is_one_whichever_thread_asks_first(tmp_path: Path, pooled: bool) -> None:
+    store = PostgresStore(tmp_path, "host=/nonexistent dbname=x", "postgresql:///x", pooled=pooled)
+    barrier = threading.Barrier(8)
+    seen: list[object] = []
+
+    def touch() -> None:
+        barrier.wait()
+        seen.append(store.session)
+
+    threads = [threading.Thread(target=touch) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(seen) == 8 and len({id(session) for session in seen}) == 1  # one transaction state, one pool
+    store.close()
+
+
 def test_lean_reads_are_the_store_s(team: tuple[Path, str, PostgresStore]) -> None:
     _, _, store = team
     reads_ = store.lean_reads()

@@ -15,6 +15,7 @@ libpq through ctypes and the generated lean readers, psycopg and pydantic on any
 from __future__ import annotations
 
 import json
+from _thread import allocate_lock
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -64,6 +65,7 @@ class PostgresStore(DocumentReads):
         self.label = shown
         self._dsn, self._pooled = dsn, pooled
         self._session: Session | None = None
+        self._session_lock = allocate_lock()  # threading's Lock, without importing threading on a tick
         self.lean_link = LeanLink(dsn, enabled=not pooled)  # a pooled store (a long process) has psycopg
         self._schema_checked = False
 
@@ -71,9 +73,11 @@ class PostgresStore(DocumentReads):
     def session(self) -> Session:
         """Transactions, locks and retries over psycopg (imported on first use)."""
         if self._session is None:
-            from loopx_core.store.postgres.session import Connections, Session
+            with self._session_lock:  # one session per store, whichever of its threads comes first
+                if self._session is None:
+                    from loopx_core.store.postgres.session import Connections, Session
 
-            self._session = Session(Connections(self._dsn, self.label, pooled=self._pooled))
+                    self._session = Session(Connections(self._dsn, self.label, pooled=self._pooled))
         return self._session
 
     @property
