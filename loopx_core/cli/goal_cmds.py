@@ -126,7 +126,10 @@ def configure(
     no_progress_limit: NoProgressLimit = None,
     fmt: FormatOption = Format.auto,
 ) -> None:
-    """Change a goal's objective or quota policy."""
+    """Change a goal's objective or quota policy.
+
+    Exit 5 on a done goal (reopen it first).
+    """
     with reporting(fmt):
         entry = goals.configure_goal(
             store(ctx),
@@ -144,25 +147,38 @@ def configure(
 
 @app.command("stop")
 def stop(ctx: typer.Context, goal_id: GoalId, fmt: FormatOption = Format.auto) -> None:
-    """Stop a goal: every should-run answers paused until it is resumed."""
+    """Stop a goal: every should-run answers paused until it is resumed.
+
+    A stopped goal stays as it is; exit 5 on a done goal (it is not stopped).
+    """
     with reporting(fmt):
         entry = goals.set_goal_status(store(ctx), goal_id, "stopped", now())
         emit(dump(entry), fmt, _goal_line(entry))
 
 
 @app.command("resume")
-def resume(ctx: typer.Context, goal_id: GoalId, fmt: FormatOption = Format.auto) -> None:
-    """Resume a stopped goal."""
+def resume(
+    ctx: typer.Context,
+    goal_id: GoalId,
+    reopen: Annotated[
+        bool, typer.Option("--reopen", help="Make a done (archived) goal active again too.")
+    ] = False,
+    fmt: FormatOption = Format.auto,
+) -> None:
+    """Resume a stopped goal (an active one stays as it is).
+
+    Exit 5 on a done goal unless --reopen says to make it active again.
+    """
     with reporting(fmt):
-        entry = goals.set_goal_status(store(ctx), goal_id, "active", now())
+        entry = goals.set_goal_status(store(ctx), goal_id, "active", now(), reopen=reopen)
         emit(dump(entry), fmt, _goal_line(entry))
 
 
 @app.command("archive")
 def archive(ctx: typer.Context, goal_id: GoalId, fmt: FormatOption = Format.auto) -> None:
-    """Archive a goal: it is done, its state, runs and ledger kept (`goal resume` undoes it).
+    """Archive a goal: it is done, its state, runs and ledger kept (`goal resume --reopen` undoes it).
 
-    Exit 5 while an agent has an open turn in it.
+    A done goal stays as it is; exit 5 while an agent has an open turn in it.
     """
     with reporting(fmt):
         entry = goals.archive_goal(store(ctx), goal_id, now())

@@ -11,6 +11,45 @@ from loopx_core.models import SCHEMA_VERSION, AgentEntry, GoalEntry, GoalState, 
 from loopx_core.models.domain import Minutes, NoProgressLimit, check, check_optional
 from loopx_core.store.base import Store
 
+MOVES: dict[str, frozenset[str]] = {
+    "active": frozenset({"stopped", "done"}),
+    "stopped": frozenset({"active", "done"}),
+    "done": frozenset(),
+}
+"""The legal status changes: stop and resume between active and stopped, archive (or a turn's
+terminal closeout) to done from either. Done is final: only `goal resume --reopen` leaves it
+(`reopen`), and nothing else may change a done goal (stopping or configuring it included).
+Asking for the status a goal already has changes nothing and writes nothing."""
+
+
+def _done_refusal(goal_id: str, what: str) -> ConflictError:
+    return ConflictError(
+        f"goal {goal_id!r} is done (archived): {what}; "
+        f"`loopx goal resume --goal-id {goal_id} --reopen` makes it active again"
+    )
+
+
+def check_move(goal: GoalEntry, status: str, *, reopen: bool = False) -> bool:
+    """Whether moving `goal` to `status` changes it (False: it is already there); an illegal
+    move is a `ConflictError` naming the way out, an unknown status a `UsageError`."""
+    if status not in MOVES:
+        raise UsageError(f"unknown goal status {status!r}: use one of {', '.join(MOVES)}")
+    if goal.status == status:
+        return False
+    if status in MOVES[goal.status] or (reopen and goal.status == "done" and status == "active"):
+        return True
+    verb = {"active": "it is not resumed", "stopped": "it cannot be stopped"}[status]
+    raise _done_refusal(goal.goal_id, verb)
+
+
+def _check_text(option: str, value: str) -> None:
+    """Refuse text that cannot be stored (a lone surrogate: a byte that was not UTF-8 in argv)
+    before anything is written, rather than failing half-way through the write."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(f"{option} is not valid UTF-8 text") from None
+
 
 def require_goal(registry: Registry, goal_id: str) -> GoalEntry:
     """The goal's registry entry, or a `NotFoundError` that says how to create it."""
@@ -69,6 +108,7 @@ def add_goal(
     limit = check_optional("--no-progress-limit", NoProgressLimit, no_progress_limit)
     if not objective.strip():
         raise UsageError("a goal needs a non-empty --objective")
+    _check_text("--objective", objective)
     policy = policy_from(QuotaPolicy(), **quota)
 
     def change(registry: Registry) -> GoalEntry:
@@ -98,14 +138,17 @@ def configure_goal(
     no_progress_limit: int | None = None,
     **quota: float | None,
 ) -> GoalEntry:
-    """Change a goal's objective, quota policy or no-progress limit."""
+    """Change a goal's objective, quota policy or no-progress limit (refused once it is done)."""
     limit = check_optional("--no-progress-limit", NoProgressLimit, no_progress_limit)
 
     def change(registry: Registry) -> GoalEntry:
         goal = require_goal(registry, goal_id)
+        if goal.status == "done":
+            raise _done_refusal(goal_id, "it cannot be configured")
         if objective is not None:
             if not objective.strip():
                 raise UsageError("--objective must not be empty")
+            _check_text("--objective", objective)
             goal.objective = objective.strip()
         goal.quota = policy_from(goal.quota, **quota)
         if limit is not None:
@@ -116,11 +159,21 @@ def configure_goal(
     return store.update_registry(change)
 
 
-def set_goal_status(store: Store, goal_id: str, status: str, now: datetime) -> GoalEntry:
-    """Stop (hard pause) or resume a goal."""
+def set_goal_status(
+    store: Store, goal_id: str, status: str, now: datetime, *, reopen: bool = False
+) -> GoalEntry:
+    """Stop (hard pause), resume or archive a goal, as `MOVES` allows (`reopen`: a done goal too).
+
+    A goal already in `status` is returned as it is, nothing written; an illegal move is refused
+    (conflict) with nothing written.
+    """
+    goal = require_goal(store.read_registry(), goal_id)
+    if not check_move(goal, status, reopen=reopen):
+        return goal
 
     def change(registry: Registry) -> GoalEntry:
         goal = require_goal(registry, goal_id)
+        check_move(goal, status, reopen=reopen)  # again under the lock: it may have moved since
         goal.status = status  # type: ignore[assignment]
         goal.updated_at = now
         return goal
@@ -178,10 +231,12 @@ def archive_goal(store: Store, goal_id: str, now: datetime) -> GoalEntry:
     """Archive a goal: it is `done` (should-run says so), its state, runs and ledger all kept.
 
     Refused (conflict) while an agent has an open turn in it: cancel or settle that first.
-    `loopx goal resume` makes it active again.
+    Archiving a done goal changes nothing; `loopx goal resume --reopen` makes it active again.
     """
     check_id("goal", goal_id)
-    require_goal(store.read_registry(), goal_id)
+    goal = require_goal(store.read_registry(), goal_id)
+    if goal.status == "done":
+        return goal
     busy = sorted(store.read_goal(goal_id).open_turns)
     if busy:
         raise ConflictError(
