@@ -323,6 +323,22 @@ def test_a_damaged_or_foreign_schema_fails_as_psycopg_fails(
     assert any(kind != "ok" for kind, *_ in validated)
 
 
+def test_a_server_restarted_under_a_tick_is_read_through_psycopg(
+    team: tuple[Path, str, PostgresStore], pg_cluster: Cluster
+) -> None:
+    root, dsn, _ = team
+    store = PostgresStore(root, dsn, "postgresql:///loopx")
+    try:
+        reads_ = store.lean_reads()
+        expected = [outcome(reads_.read_registry), outcome(lambda: reads_.read_goal("g"))]
+        assert store.lean_link.enabled and store._session is None
+        pg_cluster.restart()  # the lean connection is cut between two reads
+        assert [outcome(reads_.read_registry), outcome(lambda: reads_.read_goal("g"))] == expected
+        assert not store.lean_link.enabled and store._session is not None  # psycopg reconnected
+    finally:
+        store.close()
+
+
 def test_an_older_schema_is_brought_forward_by_a_lean_read(tmp_path: Path, pg_cluster: Cluster) -> None:
     dsn = pg_cluster.fresh_schema()
     first_version, first_sql = MIGRATIONS[0]
