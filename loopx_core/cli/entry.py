@@ -133,21 +133,18 @@ def main(argv: list[str] | None = None) -> None:
     lean = not os.environ.get("LOOPX_NO_FAST_PATH")
     fast = parse_fast(args) if lean else None
     if fast is not None:
-        _short_lived(argv)
-        _should_run(fast)
+        _hot(argv, _should_run, fast)
     hook = parse_hook(args) if lean else None
     if hook is not None:
         from loopx_core.cli.hook_cmds import run_hook
 
-        _short_lived(argv)
-        _exit(run_hook, hook["name"], hook["goal_id"], hook["agent_id"], hook["root"])
+        _hot(argv, _exit, run_hook, hook["name"], hook["goal_id"], hook["agent_id"], hook["root"])
     prompt = parse_heartbeat(args) if lean else None
     if prompt is not None:
         from loopx_core.cli.hook_cmds import run_heartbeat_prompt
 
-        _short_lived(argv)
         values = (prompt["goal_id"], prompt["agent_id"], prompt["surface"], prompt["loopx_command"])
-        _exit(run_heartbeat_prompt, *values)
+        _hot(argv, _exit, run_heartbeat_prompt, *values)
     if lean:  # the settlement commands of a turn (cli/lean_settle.py); returns when typer answers
         from loopx_core.cli.lean_settle import dispatch
 
@@ -161,21 +158,45 @@ def main(argv: list[str] | None = None) -> None:
     app(args=args, prog_name="loopx")
 
 
-def _short_lived(argv: list[str] | None) -> None:
-    """Stop the cyclic garbage collector for the rest of a hot command run as the process itself.
+def _hot(argv: list[str] | None, run: Callable[..., NoReturn], *values: object) -> NoReturn:
+    """Run a hot command (`run(*values)` ends in `SystemExit`); as the process itself, lean at both ends.
 
-    A tick lives some 30 ms and builds a few thousand objects that form no cycles (a ledger
-    window's events, the goal's todos, the packet): the collector's passes over them (a dozen
-    on a big goal, about 1 ms) free nothing the process's exit would not. Reference counting
-    still frees everything as usual; only cycles wait for the exit. Only for the console
-    script's own call (`argv` None) on the paths that end in `SystemExit` (should-run, a hook,
-    the heartbeat prompt): a caller that passes `argv` (a test, an embedding program) keeps its
-    collector.
+    Only for the console script's own call (`argv` None): a caller that passes `argv` (a test,
+    an embedding program) gets the `SystemExit` and keeps its garbage collector, as before.
+    As the process:
+    - the cyclic collector stops: a tick lives some 30 ms and builds a few thousand objects
+      that form no cycles (a ledger window's events, the goal's todos, the packet), and the
+      collector's passes over them (a dozen on a big goal, about 1 ms) free nothing;
+    - the process ends once its output is flushed, without the interpreter's teardown (which
+      frees every module and object one by one, about 2 ms): unless an exit handler is
+      registered (coverage's, say), the exit code is not a number, or a flush fails, in which
+      case the interpreter exits as it always does (and reports what it always reports).
     """
-    if argv is None:
-        import gc
+    if argv is not None:
+        run(*values)
+    import gc
 
-        gc.disable()
+    gc.disable()
+    try:
+        run(*values)
+    except SystemExit as done:
+        _leave(done)
+    raise AssertionError("a hot command always ends in SystemExit")  # pragma: no cover
+
+
+def _leave(done: SystemExit) -> NoReturn:
+    """Exit with `done`'s code straight after flushing stdout and stderr, when that is safe."""
+    import atexit
+
+    registered = getattr(atexit, "_ncallbacks", None)
+    if not isinstance(done.code, int) or registered is None or registered() != 0:
+        raise done
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:  # the interpreter's own exit reports it, as it always did
+        raise done from None
+    os._exit(done.code)
 
 
 def _exit(run: Callable[..., int], *values: object) -> NoReturn:
@@ -189,7 +210,7 @@ def _exit(run: Callable[..., int], *values: object) -> NoReturn:
     raise SystemExit(code)
 
 
-def _should_run(fast: dict[str, object]) -> None:
+def _should_run(fast: dict[str, object]) -> NoReturn:
     from loopx_core.cli.output import Format, report_internal, resolve
     from loopx_core.cli.should_run import run_should_run
 
