@@ -133,15 +133,23 @@ def distributions(path: Sequence[object]) -> list[tuple[str, list[tuple[str, str
         except OSError:  # a file (a zip importlib.metadata would open) or an unreadable folder
             return None
         for child in children:
+            if child[-5:].lower() != "-info":  # most names are not metadata folders: one cheap test
+                continue
             low = child.lower()
             if not low.endswith((".dist-info", ".egg-info")):
                 continue
             entries = _group(os.path.join(folder, child, "entry_points.txt"))
             if entries is None:
                 return None
-            name = re.sub(r"[-_.]+", "-", low.rpartition(".")[0].partition("-")[0]).replace("-", "_")
-            found.append((name, entries))
+            found.append((_normalized(low.rpartition(".")[0].partition("-")[0]), entries))
     return found
+
+
+def _normalized(name: str) -> str:
+    """A distribution's name as importlib.metadata normalizes it (runs of `-_.` are one `_`)."""
+    if name.isalnum():  # nothing to collapse (most names): no regex
+        return name
+    return re.sub(r"[-_.]+", "-", name).replace("-", "_")
 
 
 def entry_points(path: Sequence[object]) -> list[tuple[str, str]] | None:
@@ -152,13 +160,21 @@ def entry_points(path: Sequence[object]) -> list[tuple[str, str]] | None:
 
 def _group(path: str) -> list[tuple[str, str]] | None:
     """The `loopx` entries of one `entry_points.txt` ([] without the file); None when unsure."""
-    try:
-        with open(path, "rb") as file:
-            data = file.read()
+    try:  # os.open: most distributions have no entry_points.txt, and io.open costs more to fail
+        fd = os.open(path, os.O_RDONLY)
     except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError:
         return None
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        data = b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
