@@ -451,6 +451,12 @@ def test_the_session_is_one_whichever_thread_asks_first(tmp_path: Path, pooled: 
     store.close()
 
 
+def test_a_store_on_a_string_root_is_the_same_store(tmp_path: Path) -> None:
+    on_text = PostgresStore(str(tmp_path), "dbname=x", "postgresql:///x")
+    on_path = PostgresStore(tmp_path, "dbname=x", "postgresql:///x")
+    assert on_text.state_dir == on_path.state_dir == tmp_path / ".loopx"
+
+
 def test_lean_reads_are_the_store_s(team: tuple[Path, str, PostgresStore]) -> None:
     _, _, store = team
     reads_ = store.lean_reads()
@@ -504,15 +510,15 @@ def test_should_run_prints_the_same_bytes_with_or_without_libpq(
 
 
 def test_the_lean_reads_themselves_import_no_psycopg(team: tuple[Path, str, PostgresStore]) -> None:
-    """Past `dsn.parse` (which still asks psycopg: see the strict xfail below), a tick loads none of it."""
+    """Past `dsn.parse` (which still asks psycopg: see the strict xfail below), a tick loads none of
+    it, nor pathlib: the store takes its root as a string, as a tick on the file store does."""
     root, dsn, _ = team
     script = (
         "import json, sys\n"
-        "from pathlib import Path\n"
         "from loopx_core.store.postgres import PostgresStore\n"
         "from loopx_core.ops.tick import tick_packet\n"
         "from datetime import datetime, UTC\n"
-        "store = PostgresStore(Path(sys.argv[1]), sys.argv[2], 'postgresql:///loopx')\n"
+        "store = PostgresStore(sys.argv[1], sys.argv[2], 'postgresql:///loopx')\n"
         "packet = tick_packet(store, 'g', 'builder', datetime(2026, 11, 29, 12, tzinfo=UTC))\n"
         "print(json.dumps([packet['decision'], sorted({m.split('.')[0] for m in sys.modules})]))\n"
     )
@@ -526,7 +532,7 @@ def test_the_lean_reads_themselves_import_no_psycopg(team: tuple[Path, str, Post
     )
     decision, tops = json.loads(proc.stdout)
     assert decision == "run"
-    assert not {"psycopg", "psycopg_binary", "psycopg_pool", "pydantic", "typer"} & set(tops)
+    assert not {"psycopg", "psycopg_binary", "psycopg_pool", "pydantic", "typer", "pathlib"} & set(tops)
 
 
 @pytest.mark.xfail(

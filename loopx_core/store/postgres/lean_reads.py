@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from _thread import get_ident
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from loopx_core.store.postgres.common import LIBPQ_OPTIONS
@@ -20,6 +19,8 @@ from loopx_core.store.postgres.reads import SCHEMA_EXISTS, VERSION, DocumentRead
 from loopx_core.store.postgres.schema import LATEST
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from loopx_core.store.postgres.libpq import LeanConnection
 
 
@@ -63,7 +64,7 @@ class LeanLink:
 class TeamStore(Protocol):
     """What the lean reads use of a `PostgresStore` (named structurally: the store module imports this one)."""
 
-    root: Path
+    root: Path | str
     label: str
     lean_link: LeanLink
     _schema_checked: bool

@@ -19,7 +19,6 @@ from _thread import allocate_lock
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from loopx_core.errors import ConflictError, NotFoundError, SchemaUnsupportedError
@@ -35,6 +34,8 @@ from loopx_core.store.postgres.schema import LATEST, MIGRATIONS
 from loopx_core.store.postgres.writes import append_history, insert_event, schema_version_in, upsert_run
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import psycopg
 
     from loopx_core.models import GoalState, LedgerEvent, Registry
@@ -59,15 +60,21 @@ def goal_key(goal_id: str) -> str:
 class PostgresStore(DocumentReads):
     """Registry, goal states, ledgers, journals, runs and scheduler state in PostgreSQL."""
 
-    def __init__(self, root: Path, dsn: str, shown: str, *, pooled: bool = False) -> None:
-        self.root = root
-        self.state_dir = root / STATE_DIR
+    def __init__(self, root: Path | str, dsn: str, shown: str, *, pooled: bool = False) -> None:
+        self.root = root  # a tick may open the store on a string path: nothing here needs pathlib
         self.label = shown
         self._dsn, self._pooled = dsn, pooled
         self._session: Session | None = None
         self._session_lock = allocate_lock()  # threading's Lock, without importing threading on a tick
         self.lean_link = LeanLink(dsn, enabled=not pooled)  # a pooled store (a long process) has psycopg
         self._schema_checked = False
+
+    @property
+    def state_dir(self) -> Path:
+        """The project's `.loopx` folder (what stays local to the machine)."""
+        from pathlib import Path
+
+        return Path(self.root) / STATE_DIR
 
     @property
     def session(self) -> Session:
