@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -10,13 +9,13 @@ from loopx_core.errors import NotFoundError, RefusedError
 from loopx_core.ids import check_id
 from loopx_core.models import SCHEMA_VERSION, LedgerEvent
 from loopx_core.models.domain import MinutesOrZero, Slots, check_optional
+from loopx_core.models.record import Record
 from loopx_core.ops.goals import require_agent, require_goal
 from loopx_core.quota import charge_slots, compute_usage, lookback
 from loopx_core.store.base import Store
 
 
-@dataclass(frozen=True)
-class SpendResult:
+class SpendResult(Record):
     """The ledger event of a spend or void, and whether it was already there (a replay)."""
 
     event: LedgerEvent

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -21,6 +20,7 @@ from pydantic import Field
 from loopx_core.errors import NotFoundError, SchemaUnsupportedError, StateInvalidError
 from loopx_core.models.common import StrictModel
 from loopx_core.models.ledger import LedgerEvent
+from loopx_core.models.record import Record
 from loopx_core.store.atomic import read_model, shown, version_shown, write_model
 from loopx_core.store.ledger import parse_event, unreadable
 
@@ -39,8 +39,7 @@ class ReceiptIndex(StrictModel):
     """Run id -> offset of its line in `runs/index.jsonl`."""
 
 
-@dataclass(frozen=True)
-class Sources:
+class Sources(Record):
     """The files a goal's receipt index is derived from, and where it lives."""
 
     index: Path
