@@ -467,7 +467,6 @@ def test_lean_reads_are_the_store_s(team: tuple[Path, str, PostgresStore]) -> No
 # -- whole processes ---------------------------------------------------------------------------
 TICK = """\
 import json, sys
-from pathlib import Path
 from loopx_core.store.postgres import libpq
 if sys.argv[3] == "no-libpq":
     libpq._LIB.append(None)
