@@ -154,6 +154,7 @@ def print_human(doc: Doc) -> None:
     import io
 
     from rich import box
+    from rich.cells import cell_len
     from rich.console import Console
     from rich.table import Table as RichTable
     from rich.text import Text
@@ -182,12 +183,48 @@ def print_human(doc: Doc) -> None:
         table = RichTable(
             box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title=title, title_justify="left"
         )
-        for header in block.headers:
-            table.add_column(Text(shown(header, newlines=False), style="bold"), overflow="fold")
-        for row in block.rows:
-            table.add_row(*(Text(Table.cell(v)) for v in row))
+        headers = [shown(h, newlines=False) for h in block.headers]
+        cells = [[Table.cell(v) for v in row] for row in block.rows]
+        widths = _column_widths(headers, cells, console.width - 3 * (len(headers) - 1), cell_len)
+        for index, header in enumerate(headers):
+            table.add_column(
+                Text(header, style="bold"), overflow="fold", width=widths[index] if widths else None
+            )
+        for row in cells:
+            table.add_row(*(Text(cell) for cell in row))
         console.print(table, soft_wrap=False)
     sys.stdout.write("".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines()))
+
+
+def _column_widths(
+    headers: list[str], rows: list[list[str]], room: int, length: Callable[[str], int]
+) -> list[int] | None:
+    """Column widths that fit `room` without breaking a word, or None when the table fits as it is.
+
+    Rich's own squeeze folds words (`open/don` over `e`); here the widest column gives way
+    first, a column at a time, down to its longest word, so text wraps between its words.
+    When even that is too wide, free text (a column whose cells have spaces) may fold a long
+    word, a header or a one-word cell (ids, states, counts, times) still never; a table that
+    cannot fit at all keeps those least widths (the terminal wraps it).
+    """
+    columns = [[row[i] for row in rows if i < len(row)] for i in range(len(headers))]
+    widest = [max(map(length, [h, *c]), default=1) for h, c in zip(headers, columns, strict=True)]
+    if sum(widest) <= room:
+        return None
+    words = [
+        (h.split(), [w for v in c for w in v.split()], any(" " in v for v in c))
+        for h, c in zip(headers, columns, strict=True)
+    ]
+    least = [max(map(length, h + c), default=1) for h, c, _ in words]
+    if sum(least) > room:
+        least = [max(map(length, h + ([] if free else c)), default=1) for h, c, free in words]
+    widths = list(widest)
+    while sum(widths) > room:
+        index = max(range(len(widths)), key=lambda i: (widths[i] > least[i], widths[i]))
+        if widths[index] <= least[index]:
+            break
+        widths[index] -= 1
+    return widths
 
 
 def stderr_is_terminal() -> bool:

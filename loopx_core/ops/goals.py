@@ -48,7 +48,7 @@ def _check_text(option: str, value: str) -> None:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise UsageError(f"{option} is not valid UTF-8 text") from None
+        raise UsageError(f"{option} {value!r} is not valid UTF-8 text") from None
 
 
 def require_goal(registry: Registry, goal_id: str) -> GoalEntry:

@@ -1,0 +1,119 @@
+"""Class: a table on an 80-column terminal breaks a word (a header or an id folded mid-word).
+
+Observed: `loopx status` at 80 columns printed its header as `todos` / `open/don` / `e`: rich,
+squeezing eight columns into the width, folds words. `output.print_human` now gives each column
+a width itself when the table is too wide: the widest column gives way first, down to its
+longest word (of its header, or of its cells when each is one word), so only free text wraps,
+between its words. Proved on generated tables of any shape that can fit, and on `loopx status`
+itself on a pseudo-terminal 80 columns wide.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import select
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.cells import cell_len
+
+from loopx_core.cli import output
+from loopx_core.ops import goals, todos
+from tests.conftest import LOOPX_BIN, T0, T0_ISO, Project
+
+WORD = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz/0123456789"), min_size=1, max_size=10)
+PHRASE = st.lists(WORD, min_size=1, max_size=6).map(" ".join)
+
+
+def least(header: str, column: list[str]) -> int:
+    """The narrowest a column may be without breaking a word: its longest one."""
+    return max(len(word) for text in [header, *column] for word in text.split())
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> tuple[list[str], list[list[str]]]:
+    """Headers and rows (one-word and free-text columns) whose every word can fit in 80 columns."""
+    width = draw(st.integers(2, 8))
+    kinds = draw(st.lists(st.booleans(), min_size=width, max_size=width))
+    headers = [draw(PHRASE) for _ in range(width)]
+    rows = [[draw(PHRASE if free else WORD) for free in kinds] for _ in range(draw(st.integers(1, 4)))]
+    fits = sum(least(h, [r[i] for r in rows]) for i, h in enumerate(headers)) + 3 * (width - 1) <= 80
+    return (headers, rows) if fits else draw(st.nothing())
+
+
+@settings(max_examples=150, deadline=None)
+@given(table=tables())
+def test_no_word_is_broken_at_80_columns(table: tuple[list[str], list[list[str]]]) -> None:
+    headers, rows = table
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COLUMNS", "80")
+        patch.setattr(output, "_stdout_is_terminal", lambda: True)
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            output.print_human(output.Table(headers, rows))
+    plain = [strip_styles(line) for line in buffer.getvalue().splitlines()]
+    assert all(cell_len(line) <= 80 for line in plain), plain
+    lines_words = {w for line in plain for w in line.split()}
+    for word in {w for text in headers + [c for r in rows for c in r] for w in text.split()}:
+        assert word in lines_words, (word, plain)
+
+
+def strip_styles(line: str) -> str:
+    """The line without its SGR colour codes (what a person reads)."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", line)
+
+
+def on_terminal_80(*args: str, root: Path) -> str:
+    """`loopx --root ROOT ARGS` with an 80-column pseudo-terminal as stdout and stderr."""
+    leader, follower = os.openpty()
+    env = {**os.environ, "LOOPX_NOW": T0_ISO, "COLUMNS": "80", "TERM": "xterm"}
+    proc = subprocess.Popen(
+        [str(LOOPX_BIN), "--root", str(root), *args],
+        stdin=subprocess.DEVNULL,
+        stdout=follower,
+        stderr=follower,
+        env=env,
+    )
+    os.close(follower)
+    chunks: list[bytes] = []
+    while select.select([leader], [], [], 30)[0]:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the follower side closed: the child is done
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    proc.wait(timeout=30)
+    return b"".join(chunks).decode(errors="replace").replace("\r\n", "\n")
+
+
+def test_status_header_keeps_its_words_at_80_columns(project: Project) -> None:
+    goals.add_goal(project.store, "demo", "Ship", T0)
+    goals.add_goal(project.store, "later", "Wait", T0, compute=0.001)
+    goals.register_agent(project.store, "builder", ["python"], T0)
+    todos.add_todo(project.store, "demo", "Write parser", T0, required_capabilities=["python"])
+    shown = [strip_styles(line) for line in on_terminal_80("status", root=project.root).splitlines()]
+    header = shown[: next(i for i, line in enumerate(shown) if line.startswith("\u2500"))]
+    words = {w for line in header for w in line.split()}
+    assert {
+        "goal",
+        "state",
+        "who",
+        "acts",
+        "todos",
+        "open/done",
+        "slots",
+        "next",
+        "eligible",
+        "reason",
+    } <= words, shown
+    assert {"last", "run"} <= words, shown
+    assert all(cell_len(line) <= 80 for line in shown), shown
