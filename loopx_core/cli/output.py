@@ -201,14 +201,14 @@ def _column_widths(
 ) -> list[int] | None:
     """Column widths that fit `room` without breaking a word, or None when the table fits as it is.
 
-    Rich's own squeeze folds words (`open/don` over `e`); here the widest column gives way
-    first, a column at a time, down to its longest word, so text wraps between its words.
+    Rich's own squeeze folds words (`open/don` over `e`); here the widest columns give way
+    first (all capped at one width), none below its longest word, so text wraps between words.
     When even that is too wide, free text (a column whose cells have spaces) may fold a long
     word, a header or a one-word cell (ids, states, counts, times) still never; a table that
     cannot fit at all keeps those least widths (the terminal wraps it).
     """
     columns = [[row[i] for row in rows if i < len(row)] for i in range(len(headers))]
-    widest = [max(map(length, [h, *c]), default=1) for h, c in zip(headers, columns, strict=True)]
+    widest = [max(1, *map(length, [h, *c])) for h, c in zip(headers, columns, strict=True)]
     if sum(widest) <= room:
         return None
     words = [
@@ -218,13 +218,15 @@ def _column_widths(
     least = [max(map(length, h + c), default=1) for h, c, _ in words]
     if sum(least) > room:
         least = [max(map(length, h + ([] if free else c)), default=1) for h, c, free in words]
-    widths = list(widest)
-    while sum(widths) > room:
-        index = max(range(len(widths)), key=lambda i: (widths[i] > least[i], widths[i]))
-        if widths[index] <= least[index]:
-            break
-        widths[index] -= 1
-    return widths
+
+    def capped(cap: int) -> list[int]:
+        return [max(low, min(high, cap)) for low, high in zip(least, widest, strict=True)]
+
+    low, high = 0, max(widest)  # the widest cap that fits, by bisection (a cell may be huge)
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if sum(capped(middle)) <= room else (low, middle - 1)
+    return capped(low)
 
 
 def stderr_is_terminal() -> bool:
