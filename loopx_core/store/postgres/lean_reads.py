@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from _thread import get_ident
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from loopx_core.store.postgres.common import LIBPQ_OPTIONS
 from loopx_core.store.postgres.reads import SCHEMA_EXISTS, VERSION, DocumentReads
@@ -20,8 +20,25 @@ from loopx_core.store.postgres.schema import LATEST
 
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Protocol
 
     from loopx_core.store.postgres.libpq import LeanConnection
+
+    class TeamStore(Protocol):
+        """What the lean reads use of a `PostgresStore` (named structurally: the store module imports this one)."""
+
+        root: Path | str
+        label: str
+        lean_link: LeanLink
+        _schema_checked: bool
+
+        @property
+        def in_transaction(self) -> bool:
+            """True when this thread runs inside a transaction of the store."""
+
+        def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]: ...
+
+        def _ready(self) -> None: ...
 
 
 class LeanLink:
@@ -59,23 +76,6 @@ class LeanLink:
 
             atexit.unregister(self.close)
             conn.close()
-
-
-class TeamStore(Protocol):
-    """What the lean reads use of a `PostgresStore` (named structurally: the store module imports this one)."""
-
-    root: Path | str
-    label: str
-    lean_link: LeanLink
-    _schema_checked: bool
-
-    @property
-    def in_transaction(self) -> bool:
-        """True when this thread runs inside a transaction of the store."""
-
-    def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]: ...
-
-    def _ready(self) -> None: ...
 
 
 class LeanPostgresReads(DocumentReads):
