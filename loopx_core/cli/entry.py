@@ -186,27 +186,64 @@ def _hot(argv: list[str] | None, run: Callable[..., NoReturn], *values: object) 
 
 def _leave(done: SystemExit) -> NoReturn:
     """Exit with `done`'s code straight after flushing stdout and stderr, when that is safe."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # what was left to write has no reader
+        done = SystemExit(reader_gone(done.code if isinstance(done.code, int) else 0))
+    except BaseException:  # the interpreter's own exit reports it, as it always did
+        raise done from None
     import atexit
 
     registered = getattr(atexit, "_ncallbacks", None)
     if not isinstance(done.code, int) or registered is None or registered() != 0:
         raise done
     try:
-        sys.stdout.flush()
         sys.stderr.flush()
-    except BaseException:  # the interpreter's own exit reports it, as it always did
+    except BaseException:
         raise done from None
     os._exit(done.code)
+
+
+READER_GONE = "loopx: error: the output pipe was closed before loopx finished writing\n"
+"""The one line a hot command writes when what reads its output has gone (exit 1)."""
+
+
+def reader_gone(code: int = 0) -> int:
+    """A hot command's output has no reader any more (a closed pipe): the rest of it goes nowhere
+    (so no later flush fails again). A command that was failing with `code` has said why on
+    stderr already and keeps its code; one that had an answer says it was lost, and exits 1
+    (`ExitCode.INTERNAL`)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, sys.stdout.fileno())
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no descriptor to point elsewhere: nothing left to lose
+        pass
+    if code:
+        return code
+    try:
+        sys.stderr.write(READER_GONE)
+        sys.stderr.flush()
+    except (OSError, ValueError):  # stderr has gone too: the exit code is all there is
+        pass
+    return 1
 
 
 def _exit(run: Callable[..., int], *values: object) -> NoReturn:
     """Exit with `run(*values)`'s code; an unexpected exception is one internal-error line, as typer's group."""
     try:
         code = run(*values)
+    except BrokenPipeError:
+        code = reader_gone()
     except Exception as error:  # never a traceback (cli/output.py loads only for this)
         from loopx_core.cli.output import report_internal
 
-        code = report_internal(error, None)
+        try:
+            code = report_internal(error, None)
+        except BrokenPipeError:
+            code = reader_gone()
     raise SystemExit(code)
 
 
@@ -227,6 +264,11 @@ def _should_run(fast: dict[str, object]) -> NoReturn:
             fmt,
             current_rrule=fast.get("current_rrule"),  # type: ignore[arg-type]
         )
+    except BrokenPipeError:
+        code = reader_gone()
     except Exception as error:  # the fast path's last line of defence against a traceback
-        code = report_internal(error, fmt)
+        try:
+            code = report_internal(error, fmt)
+        except BrokenPipeError:  # the error's JSON goes to stdout, which has no reader either
+            code = reader_gone()
     raise SystemExit(code)

@@ -12,12 +12,14 @@ same exit code, and the handler must still run.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from loopx_core.cli.entry import READER_GONE
 from tests.builders import demo_project
 from tests.conftest import REPO, T0_ISO
 from tests.probe import NO_COVERAGE
@@ -45,19 +47,31 @@ main()
 """
 
 
-def run(root: Path, argv: list[str], mode: str, marker: Path) -> tuple[int, str, str]:
-    """One hot command as the process (`mode` `handler`: with an exit handler registered)."""
+def run(
+    root: Path, argv: list[str], mode: str, marker: Path, *, closed_stdout: bool = False
+) -> tuple[int, str, str]:
+    """One hot command as the process (`mode` `handler`: with an exit handler registered);
+    `closed_stdout`: its stdout a pipe whose reading end is already closed."""
     event = json.dumps({"session_id": "s1", "cwd": str(root)})
-    proc = subprocess.run(
-        [sys.executable, "-c", _CODE, mode, str(marker), "--root", str(root), *argv],
-        input=event,
-        capture_output=True,
-        text=True,
-        env={**NO_COVERAGE, "LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root)},
-        cwd=REPO,
-        check=False,
-    )
-    return proc.returncode, proc.stdout, proc.stderr
+    reader, writer = os.pipe()
+    if closed_stdout:
+        os.close(reader)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", _CODE, mode, str(marker), "--root", str(root), *argv],
+            input=event,
+            stdout=writer if closed_stdout else subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**NO_COVERAGE, "LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root)},
+            cwd=REPO,
+            check=False,
+        )
+    finally:
+        os.close(writer)
+        if not closed_stdout:
+            os.close(reader)
+    return proc.returncode, proc.stdout or "", proc.stderr
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))
@@ -73,3 +87,23 @@ def test_a_hot_command_ends_as_the_interpreter_would_end_it(tmp_path: Path, comm
     ]
     assert (lean[0], shown[0]) == (usual[0], shown[1])
     assert lean[1] or lean[2]  # it said something: an answer, a packet or its error line
+
+
+@pytest.mark.parametrize("mode", ["lean", "handler"])
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_hot_command_whose_reader_has_gone_says_so_in_one_line(
+    tmp_path: Path, command: str, mode: str
+) -> None:
+    """stdout a closed pipe (the host stopped reading): no traceback, no `Exception ignored`, one
+    `loopx:` line on stderr: the command's own error line and exit code when it was failing,
+    else that the output was lost, and exit 1; the same either way the process exits."""
+    root = demo_project(tmp_path / "p")
+    code, _, err = run(root, COMMANDS[command], mode, tmp_path / "marker", closed_stdout=True)
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("loopx: "), err
+    if lines[0] == READER_GONE.strip():
+        assert code == 1
+    else:  # a failing command: its own error line and exit code, as with a reader
+        assert (code, err) == run(demo_project(tmp_path / "q"), COMMANDS[command], mode, tmp_path / "m")[::2]
+        assert code not in (0, 1) or command.startswith("hook")
