@@ -122,8 +122,9 @@ _SHARED: dict[tuple[Path, str], Store] = {}
 _SHARED_LOCK = allocate_lock()  # threading's Lock, without importing threading on a tick
 
 
-def open_target(root: Path, target: str, *, shared: bool = False) -> Store:
-    """The store `target` names for the project at `root` (`shared`: one pooled store per process)."""
+def open_target(root: Path | str, target: str, *, shared: bool = False) -> Store:
+    """The store `target` names for the project at `root` (`shared`: one pooled store per process);
+    the root may be a string for PostgreSQL (a tick's), a `FileStore` takes a `Path`."""
     if target == FILES:
         return FileStore(root)
     from loopx_core.store.postgres import PostgresStore

@@ -194,9 +194,7 @@ def open_for_tick(root: str) -> Any:
     target = choose(root).target
     if target == FILES:
         return LeanFileStore(FileLayout(root))
-    from pathlib import Path
-
-    return open_target(Path(root), target)
+    return open_target(root, target)  # the team store takes its root as a string too
 
 
 def for_reading(store: Any) -> Any:
