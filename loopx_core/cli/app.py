@@ -259,6 +259,14 @@ def status(ctx: typer.Context, fmt: FormatOption = Format.auto) -> None:
         )
 
 
+def _to_the_second(at: str | None) -> str | None:
+    """An ISO time as a person reads it in a table: to the second (`...:36Z`, not `...:36.505790Z`)."""
+    if at is None or "." not in at:
+        return at
+    whole, _, rest = at.partition(".")
+    return whole + rest.lstrip("0123456789")
+
+
 def _status_table(rows: list[dict[str, Any]]) -> Table:
     return Table(
         ["goal", "state", "who acts", "todos open/done", "slots", "next eligible", "reason", "last run"],
@@ -269,9 +277,9 @@ def _status_table(rows: list[dict[str, Any]]) -> Table:
                 r["who_acts"],
                 f"{r['todos_open']}/{r['todos_done']}",
                 f"{r['spent_slots']}/{r['allowed_slots']}" if r["spent_slots"] is not None else None,
-                r["next_eligible_at"],
+                _to_the_second(r["next_eligible_at"]),
                 r["reason"],
-                f"{run['at']} {run['agent_id']}: {run['summary'][:60]}"
+                f"{_to_the_second(run['at'])} {run['agent_id']}: {run['summary'][:60]}"
                 if (run := r.get("last_run"))
                 else None,
             ]

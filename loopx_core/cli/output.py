@@ -199,13 +199,13 @@ def print_human(doc: Doc) -> None:
 def _column_widths(
     headers: list[str], rows: list[list[str]], room: int, length: Callable[[str], int]
 ) -> list[int] | None:
-    """Column widths that fit `room` without breaking a word, or None when the table fits as it is.
+    """Column widths that fit `room` breaking as few words as it can, or None when the table
+    fits as it is.
 
-    Rich's own squeeze folds words (`open/don` over `e`); here the widest columns give way
-    first (all capped at one width), none below its longest word, so text wraps between words.
-    When even that is too wide, free text (a column whose cells have spaces) may fold a long
-    word, a header or a one-word cell (ids, states, counts, times) still never; a table that
-    cannot fit at all keeps those least widths (the terminal wraps it).
+    Rich's own squeeze folds words evenly (`open/don` over `e`); here the widest columns give
+    way first (all capped at one width), none below its least width: its longest word; when
+    those cannot all fit, a free-text column's words (its cells have spaces) may fold, then a
+    one-word column's (ids, states, times), a header's words never while they can fit at all.
     """
     columns = [[row[i] for row in rows if i < len(row)] for i in range(len(headers))]
     widest = [max(1, *map(length, [h, *c])) for h, c in zip(headers, columns, strict=True)]
@@ -215,9 +215,12 @@ def _column_widths(
         (h.split(), [w for v in c for w in v.split()], any(" " in v for v in c))
         for h, c in zip(headers, columns, strict=True)
     ]
-    least = [max(map(length, h + c), default=1) for h, c, _ in words]
-    if sum(least) > room:
-        least = [max(map(length, h + ([] if free else c)), default=1) for h, c, free in words]
+    tiers = (
+        [max(1, *map(length, h + c)) for h, c, _ in words],
+        [max(1, *map(length, h + ([] if free else c))) for h, c, free in words],
+        [max(1, *map(length, h)) for h, _, _ in words],
+    )
+    least = next((tier for tier in tiers if sum(tier) <= room), tiers[-1])
 
     def capped(cap: int) -> list[int]:
         return [max(low, min(high, cap)) for low, high in zip(least, widest, strict=True)]
@@ -226,7 +229,14 @@ def _column_widths(
     while low < high:
         middle = (low + high + 1) // 2
         low, high = (middle, high) if sum(capped(middle)) <= room else (low, middle - 1)
-    return capped(low)
+    widths = capped(low)
+    # What the cap left over makes whole the columns it can (the nearest first), then widens the widest.
+    for index in sorted(range(len(widths)), key=lambda i: widest[i] - widths[i]):
+        if widest[index] - widths[index] <= room - sum(widths):
+            widths[index] = widest[index]
+    for index in sorted(range(len(widths)), key=lambda i: -widest[i]):
+        widths[index] += max(0, min(room - sum(widths), widest[index] - widths[index]))
+    return widths
 
 
 def stderr_is_terminal() -> bool:

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from rich.cells import cell_len
 
 from loopx_core.cli import output
-from loopx_core.ops import goals, todos
+from loopx_core.ops import gates, goals, todos
 from tests.conftest import LOOPX_BIN, T0, T0_ISO, Project
 
 WORD = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz/0123456789"), min_size=1, max_size=10)
@@ -100,6 +100,9 @@ def test_status_header_keeps_its_words_at_80_columns(project: Project) -> None:
     goals.add_goal(project.store, "later", "Wait", T0, compute=0.001)
     goals.register_agent(project.store, "builder", ["python"], T0)
     todos.add_todo(project.store, "demo", "Write parser", T0, required_capabilities=["python"])
+    todos.add_todo(project.store, "later", "Later", T0)
+    reason = "waiting for the upstream release of the parser library it builds on"
+    gates.focus_wait(project.store, "later", reason, T0, for_minutes=90)  # a long reason and a time
     shown = [strip_styles(line) for line in on_terminal_80("status", root=project.root).splitlines()]
     header = shown[: next(i for i, line in enumerate(shown) if line.startswith("\u2500"))]
     words = {w for line in header for w in line.split()}
