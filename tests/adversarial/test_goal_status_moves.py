@@ -22,9 +22,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from loopx_core.errors import ConflictError
+from loopx_core.ops import goals
 from loopx_core.store.files import FileStore
 from tests.builders import tree
-from tests.conftest import Cli
+from tests.conftest import T0, Cli, Project
 
 COMMANDS = {
     "add": ["goal", "add", "-o", "Ship it"],
@@ -100,3 +102,17 @@ def test_a_done_goal_is_reopened_only_on_request(cli: Cli) -> None:
         assert refused.exit_code == 5 and "--reopen" in refused.stderr and refused.stdout == ""
     assert cli("goal", "show", "-g", "g", "-f", "json").json()["goal"]["status"] == "done"  # type: ignore[index]
     assert cli("goal", "resume", "-g", "g", "--reopen", "-f", "json").json()["status"] == "active"  # type: ignore[index]
+
+
+def test_the_dashboard_pause_and_resume_follow_the_same_graph(project: Project) -> None:
+    """The dashboard's owner actions call the same operation: a done goal refuses both, unwritten."""
+    from loopx_core.dashboard import actions
+
+    goals.add_goal(project.store, "g", "Ship", T0)
+    goals.archive_goal(project.store, "g", T0)
+    before = tree(project.root / ".loopx")
+    for act in (actions.pause, actions.resume):
+        with pytest.raises(ConflictError):
+            act(project.store, "g", {}, T0)
+    assert tree(project.root / ".loopx") == before
+    assert goals.set_goal_status(project.store, "g", "active", T0, reopen=True).status == "active"
