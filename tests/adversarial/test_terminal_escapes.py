@@ -149,8 +149,11 @@ def test_stored_text_reaches_the_terminal_escaped(
         ["goal", "show", "-g", "{}", "-f", "human"],
         ["todo", "show", "-g", "h", "-t", "{}", "-f", "markdown"],
         ["goal", "{}"],
-        ["todo", "list", "-g", "h", "--{}"],
+        ["todo", "list", "-g", "h", "--{}", "-f", "human"],
         ["todo", "add", "-g", "h", "--kind", "{}", "--title", "t", "-f", "human"],
+        ["agent", "register", "-a", "other", "-c", "{}", "-f", "human"],
+        ["focus", "wait", "-g", "h", "--reason", "{}", "--for-minutes", "5", "-f", "markdown"],
+        ["notify", "add", "file://{}.jsonl", "-f", "human"],
     ],
     ids=[
         "todo add human",
@@ -162,6 +165,9 @@ def test_stored_text_reaches_the_terminal_escaped(
         "unknown command",
         "unknown option",
         "bad choice",
+        "agent register",
+        "focus wait",
+        "notify add",
     ],
 )
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -173,7 +179,17 @@ def test_given_text_and_error_lines_reach_the_terminal_escaped(
     result = cli(*(word.replace("{}", text) for word in command))
     # A lone surrogate cannot be stored (not UTF-8): the command fails, its error line safe too.
     assert result.exit_code in (0, 1, 2, 3), result.stderr
-    assert_safe(result.stdout, result.stderr, text, must_show=result.exit_code != 1)
+    assert_safe(result.stdout, result.stderr, text, must_show=result.exit_code == 0)
+
+
+def test_an_error_line_quotes_input_escaped(cli: Cli, planted: dict[Path, str]) -> None:
+    """The error line still says what was given: the control characters as their escapes."""
+    bad_id = cli("goal", "show", "-g", "x\x1b[2J\x9b", "-f", "human")
+    assert bad_id.exit_code == 2 and "x\\x1b[2J\\x9b" in bad_id.stderr
+    unknown = cli("goal", "sh\x1b]0;t\x07")
+    assert unknown.exit_code == 2 and "sh\\x1b]0;t\\x07" in unknown.stderr
+    for result in (bad_id, unknown):
+        assert_safe(result.stdout, result.stderr, "", must_show=False)
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
