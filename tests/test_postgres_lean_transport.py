@@ -301,6 +301,33 @@ def test_a_store_that_cannot_be_reached_fails_as_psycopg_fails(
     assert validated[0][0] != "ok"
 
 
+def test_a_server_that_never_answers_costs_the_lean_transport_2_seconds_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A port that takes the connection and never answers: the lean attempt gives up at libpq's
+    least timeout, psycopg's path then waits its own 10 s and says why (not 10 s twice)."""
+    import socket
+    import time
+
+    monkeypatch.setenv("LOOPX_LOCK_TIMEOUT", "0.3")
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        store = PostgresStore(
+            tmp_path, f"host=127.0.0.1 port={port} dbname=x", f"postgresql://127.0.0.1:{port}/x"
+        )
+        started = time.monotonic()
+        kind, message, code = outcome(store.lean_reads().read_registry)
+        elapsed = time.monotonic() - started
+        store.close()
+    assert (kind, code) == ("StoreUnavailableError", 6) and message.startswith(
+        f"cannot reach the store postgresql://127.0.0.1:{port}/x: "
+    )
+    assert "\n" not in message
+    assert 11.5 <= elapsed < 16, elapsed  # 2 s lean + 10 s psycopg
+
+
 STATES: dict[str, str] = {
     "newer-schema": "UPDATE loopx_schema SET version = 99",
     "no-schema": "DROP TABLE loopx_schema",

@@ -14,7 +14,7 @@ from _thread import get_ident
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from loopx_core.store.postgres.common import LIBPQ_OPTIONS
+from loopx_core.store.postgres.common import LEAN_CONNECT_TIMEOUT_S, LIBPQ_OPTIONS
 from loopx_core.store.postgres.reads import SCHEMA_EXISTS, VERSION, DocumentReads
 from loopx_core.store.postgres.schema import LATEST
 
@@ -58,7 +58,8 @@ class LeanLink:
             raise libpq.Doubt("the lean transport is off")
         try:
             if self._conn is None:
-                self._conn = libpq.LeanConnection(self.dsn, LIBPQ_OPTIONS)
+                options = {**LIBPQ_OPTIONS, "connect_timeout": str(LEAN_CONNECT_TIMEOUT_S)}
+                self._conn = libpq.LeanConnection(self.dsn, options)
                 import atexit  # a C module: end the session cleanly at exit, as psycopg's finaliser does
 
                 atexit.register(self.close)
