@@ -93,7 +93,8 @@ def test_goals_and_todos_archive_keeping_their_history(busy: Cli) -> None:
     assert done.exit_code == 0 and done.json()["status"] == "done"  # type: ignore[index]
     assert busy("quota", "should-run", "-g", "g", "-a", "builder").json()["decision"] != "run"  # type: ignore[index]
     assert busy("history", "-g", "g", "-f", "json").json()["runs"]  # type: ignore[index]  # history kept
-    assert busy("goal", "resume", "-g", "g", "-f", "json").json()["status"] == "active"  # type: ignore[index]
+    assert busy("goal", "resume", "-g", "g").exit_code == 5  # done is left only by --reopen
+    assert busy("goal", "resume", "-g", "g", "--reopen", "-f", "json").json()["status"] == "active"  # type: ignore[index]
 
 
 @pytest.mark.parametrize(

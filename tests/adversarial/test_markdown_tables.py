@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from loopx_core.render import history_markdown, status_markdown, table
+from loopx_core.render import history_markdown, status_markdown, table, visible
 
 # What breaks tables: every Unicode line break, pipes, backslashes (an escape's own escape),
 # code-span ticks, and the delimiter row's characters; then any character at all.
@@ -26,8 +26,8 @@ VALUE = st.one_of(st.none(), TEXT, st.integers(), st.floats(allow_nan=False))
 
 def shown(value: Any) -> str:
     """The cell text a value must read back as: on one line, whitespace runs as one space, blank as `-`."""
-    text = "" if value is None else " ".join(str(value).split())
-    return (text or "-").replace("\x00", "\ufffd")  # CommonMark replaces NUL before parsing
+    text = "" if value is None else visible(" ".join(str(value).split()))
+    return text or "-"  # a control character (NUL too) is shown as its escape
 
 
 def read_table(text: str) -> list[list[str]]:
