@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, get_type_hints
 
-from loopx_core.errors import ConflictError, NotFoundError, SettlementError, UsageError
+from loopx_core import faults
+from loopx_core.errors import ConflictError, LoopxError, NotFoundError, SettlementError, UsageError
 from loopx_core.ids import check_id
 from loopx_core.models import SCHEMA_VERSION, AgentEntry, GoalEntry, GoalState, QuotaPolicy, Registry
 from loopx_core.models.domain import Minutes, NoProgressLimit, check, check_optional
@@ -122,11 +123,36 @@ def add_goal(
             updated_at=now,
             **({"no_progress_limit": limit} if limit is not None else {}),
         )
-        store.create_goal(GoalState(schema_version=SCHEMA_VERSION, goal_id=goal_id))
+        _create_state(store, goal_id)
+        faults.point("after", "goal_state")
         registry.goals[goal_id] = entry
         return entry
 
     return store.update_registry(change)
+
+
+def _create_state(store: Store, goal_id: str) -> None:
+    """Write a new goal's empty state, or adopt the empty one an earlier `goal add` left when it
+    died between its two writes (the state, then the registry entry): that add can be retried.
+
+    Called under the registry's lock with no entry for the goal, so an existing state is one no
+    registry knows; one with anything in it (todos, a version) is refused, never overwritten.
+    """
+    fresh = GoalState(schema_version=SCHEMA_VERSION, goal_id=goal_id)
+    try:
+        store.create_goal(fresh)
+        return
+    except ConflictError:
+        pass
+    try:
+        found = store.read_goal(goal_id)
+    except LoopxError:
+        found = None
+    if found is None or found.model_dump() != fresh.model_dump():
+        raise ConflictError(
+            f"goal {goal_id!r} has a state but no registry entry, and the state is not empty: "
+            "restore the registry it belongs to, or add the goal under another id"
+        )
 
 
 def configure_goal(
