@@ -536,7 +536,7 @@ def test_should_run_prints_the_same_bytes_with_or_without_libpq(
 
 
 def test_the_lean_reads_themselves_import_no_psycopg(team: tuple[Path, str, PostgresStore]) -> None:
-    """Past `dsn.parse` (which still asks psycopg: see the strict xfail below), a tick loads none of
+    """Past `dsn.parse` (which still asks psycopg: see the strict xfail at the end), a tick loads none of
     it, nor pathlib: the store takes its root as a string, as a tick on the file store does."""
     root, dsn, _ = team
     script = (
@@ -563,20 +563,12 @@ def test_the_lean_reads_themselves_import_no_psycopg(team: tuple[Path, str, Post
 
 @pytest.mark.xfail(
     strict=True,
-    reason="store/dsn.py parse() still imports psycopg.conninfo (libpq.conninfo is its lean twin)",
+    reason="store/dsn.py parse() imports psycopg.conninfo (and psycopg pathlib); libpq.conninfo is its lean twin",
 )
-def test_should_run_on_a_team_store_imports_no_psycopg(team: tuple[Path, str, PostgresStore]) -> None:
+def test_should_run_on_a_team_store_imports_no_psycopg_nor_pathlib(
+    team: tuple[Path, str, PostgresStore],
+) -> None:
     root, _, _ = team
     code, _, tops = tick(root, "json", "lean")
     assert code == 0
-    assert not {"psycopg", "psycopg_binary", "pydantic", "typer"} & tops
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="store/lean.py open_for_tick opens a team store on Path(root) (PostgresStore takes the string root as it is)",
-)
-def test_should_run_on_a_team_store_imports_no_pathlib(team: tuple[Path, str, PostgresStore]) -> None:
-    root, _, _ = team
-    code, _, tops = tick(root, "json", "lean")
-    assert code == 0 and "pathlib" not in tops
+    assert not {"psycopg", "psycopg_binary", "pydantic", "typer", "pathlib"} & tops
