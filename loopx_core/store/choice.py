@@ -139,6 +139,20 @@ def open_target(root: Path | str, target: str, *, shared: bool = False) -> Store
         return store
 
 
+def open_for_tick(root: str) -> Any:
+    """The store of the project at `root` (`files.find_root_text`'s answer) for a tick: what
+    `open_store(Path(root))` opens, except that a file store comes as its lean reads over string
+    paths (`store.lean.LeanFileStore` on a `FileLayout`), so a tick on files never loads pathlib;
+    the team store takes the string root as it is."""
+    target = choose(root).target
+    if target != FILES:
+        return open_target(root, target)
+    from loopx_core.store.files import FileLayout
+    from loopx_core.store.lean import LeanFileStore
+
+    return LeanFileStore(FileLayout(root))
+
+
 def open_store(root: Path, *, shared: bool = False) -> Store:
     """The project's store: files by default, or the PostgreSQL store it records or the env names.
 

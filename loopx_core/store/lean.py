@@ -184,19 +184,6 @@ class LeanFileStore:
         return [parse(line, "RunIndexEntry", where=where, what="a line of the run history") for line in lines]
 
 
-def open_for_tick(root: str) -> Any:
-    """The store of the project at `root` (`files.find_root_text`'s answer) for a tick: what
-    `open_store(Path(root))` opens, except that a file store comes as its lean reads over string
-    paths (`FileLayout`), so a tick on files never loads pathlib."""
-    from loopx_core.store.choice import FILES, choose, open_target
-    from loopx_core.store.files import FileLayout
-
-    target = choose(root).target
-    if target == FILES:
-        return LeanFileStore(FileLayout(root))
-    return open_target(root, target)  # the team store takes its root as a string too
-
-
 def for_reading(store: Any) -> Any:
     """`store` for a tick's reads: a file store through the lean readers, another store through
     its own `lean_reads()` if it has one (PostgreSQL's), any other as it is."""
