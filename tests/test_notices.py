@@ -104,6 +104,22 @@ def test_a_gate_reaches_a_real_http_receiver_once(goal: Cli, project: Project, r
     assert f"notice: {record.notice.notice_id}" in str(body["message"])
 
 
+def test_a_notice_shows_control_characters_as_escapes_and_keeps_them_as_data(
+    goal: Cli, project: Project, receiver: Receiver
+) -> None:
+    """What a person reads (a phone, a terminal tailing ntfy) obeys no ESC, CSI or bidi override."""
+    title = "evil\x1b[31mRED\x9b2J\u202eflip\x07"
+    assert goal("notify", "add", receiver.url).exit_code == 0
+    assert goal("gate", "open", "-g", "g", "--title", title).exit_code == 0
+    assert [d["kind"] for d in flush_at(goal, 1)["delivered"]] == ["gate_opened"]  # type: ignore[index]
+    [body] = receiver.bodies
+    shown = f"{body['title']}\n{body['message']}"
+    assert not any(c in shown for c in "\x1b\x9b\u202e\x07")
+    assert "evil\\x1b[31mRED\\x9b2J\\u202eflip\\x07" in shown
+    [(_, record)] = list(outbox.records(project.root))
+    assert record is not None and title in record.notice.body  # the outbox keeps the text as given
+
+
 def test_a_receiver_that_fails_then_recovers_gets_the_notice_exactly_once(
     goal: Cli, project: Project
 ) -> None:

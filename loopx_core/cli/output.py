@@ -26,8 +26,8 @@ _ABSOLUTE_PATH = r"(?:(?<=\s)|(?<=^)|(?<=['\"(=]))/[^\s'\")]*"
 
 
 def shown(text: str, *, newlines: bool = True) -> str:
-    """`text` as a terminal may show it: control characters as escapes (`render.visible`)."""
-    from loopx_core.render import visible  # a small module; loaded only when something is shown
+    """`text` as a terminal may show it: control characters as escapes (`escapes.visible`)."""
+    from loopx_core.escapes import visible  # a small module; loaded only when something is shown
 
     return visible(text, newlines=newlines)
 

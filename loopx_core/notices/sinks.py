@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from loopx_core.errors import LoopxError, UsageError
+from loopx_core.escapes import visible
 from loopx_core.notices.models import Notice
 
 FILE_SCHEME = "file"
@@ -158,7 +159,8 @@ class AppriseSink(NoticeSink):
         with apprise.LogCapture(level=logging.WARNING) as log:
             if not client.add(url):
                 raise SinkError(f"Apprise cannot use {redact(url)}")
-            ok = client.notify(title=notice.title, body=body_text(notice))
+            # what a person reads (a phone, a terminal tailing ntfy): control characters as escapes
+            ok = client.notify(title=visible(notice.title, newlines=False), body=visible(body_text(notice)))
         if not ok:
             lines = [line for line in log.getvalue().splitlines() if line.strip()]
             detail = lines[-1].split(" - ", 2)[-1] if lines else "Apprise reported a failed delivery"

@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from loopx_core.render import history_markdown, status_markdown, table, visible
+from loopx_core.escapes import visible
+from loopx_core.render import history_markdown, status_markdown, table
 
 # What breaks tables: every Unicode line break, pipes, backslashes (an escape's own escape),
 # code-span ticks, and the delimiter row's characters; then any character at all.

@@ -24,8 +24,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from loopx_core.escapes import visible
 from loopx_core.ops import gates, goals, health, todos
-from loopx_core.render import visible
 from loopx_core.settlement.steps import TurnContext
 from loopx_core.settlement.turns import begin_turn, record_host_phases, settle_steps
 from tests.builders import SETTLE
