@@ -2,7 +2,7 @@
 
 Separate from `loopx_core.hosts.jinja` (the facade renderer writes files for hosts, this one
 writes HTML for a browser): here every template is HTML and every substitution is escaped,
-so a todo titled `<script>...</script>` is shown as text.
+so a todo titled `<script>...</script>` is shown as text, and its control characters as escapes.
 """
 
 from __future__ import annotations
@@ -11,6 +11,9 @@ from functools import cache
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import escape
+
+from loopx_core.escapes import visible
 
 PHASE_NAMES = (
     "host_execute",
@@ -22,6 +25,13 @@ PHASE_NAMES = (
 )
 
 
+def _shown(value: Any) -> Any:
+    """Every `{{ ... }}` of a page: stored text with its control characters and bidi overrides as
+    escapes (`escapes.visible`), so no title reorders a line or reaches a terminal (`curl`) raw.
+    Markup (`tojson`, `|data`) is left as it is."""
+    return visible(value) if type(value) is str else value
+
+
 @cache
 def environment() -> Environment:
     """The environment (templates from the package, so a wheel install finds them)."""
@@ -31,9 +41,11 @@ def environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_shown,
     )
     env.globals["PHASES"] = PHASE_NAMES
     env.filters["short"] = lambda key: str(key).removeprefix("sha256:")[:12]
+    env.filters["data"] = escape  # a form's value: the text as stored, so a submit writes it back unchanged
     env.filters["hm"] = lambda at: str(at)[:16].replace("T", " ") if at else "-"
     return env
 

@@ -3,20 +3,23 @@
 Whatever a todo title, gate title, goal objective or finding message holds (markup, quotes,
 entities, control characters, any Unicode), the dashboard's pages show exactly that text:
 the autoescaping environment writes it escaped, so a title like `<script>alert(1)</script>`
-can never run or change the page.
+can never run or change the page; control characters and bidi overrides are shown as their
+escapes (`escapes.visible`), so none reorders a line or reaches a terminal that reads the page.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from markupsafe import escape
+from markupsafe import escape as html_escape
 
 from loopx_core.dashboard.render import render
 from loopx_core.dashboard.views import attention_page, goal_page
+from loopx_core.escapes import visible
 from loopx_core.ops import gates, goals, health, todos
 from loopx_core.store.files import FileStore
 
@@ -33,6 +36,15 @@ HOSTILE = st.sampled_from(
     ]
 )
 TEXT = st.one_of(HOSTILE, st.text(min_size=1, max_size=60)).filter(lambda s: s.strip() != "")
+RAW = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""What no page may hold raw: control characters (a page's own newlines and tabs aside), bidi overrides."""
+
+
+def escape(text: str) -> str:
+    """How a page shows stored text: control characters as escapes, then HTML-escaped."""
+    return str(html_escape(visible(text)))
+
+
 CONTEXT = {"nav": "", "csrf": "c", "done": "", "path": "/", "fp": "f"}
 
 
@@ -67,6 +79,7 @@ def test_state_text_is_shown_as_text(
     goal_html, queue_html = page(store, goal_id)
     for html in (goal_html, queue_html):
         assert html.count("<script") == 1  # the page's own script tag only
+        assert not RAW.search(html)
     assert f'<div class="title">{escape(todo.title)}</div>' in goal_html
     assert f'<div class="title">{escape(shown_gate.title)}</div>' in goal_html
     assert f'<p class="objective">{escape(objective.strip())}</p>' in goal_html
@@ -131,3 +144,23 @@ def test_every_other_field_a_user_controls_is_shown_as_text(store: FileStore, ma
         assert html.count(shown) >= fields, (html.count(shown), fields)
         if dangerous:
             assert text not in html
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    cap=st.text(min_size=1, max_size=12).filter(lambda s: s.strip() and "," not in s), n=st.integers(0, 10**9)
+)
+def test_a_form_value_is_the_stored_text_so_a_submit_writes_it_back(
+    store: FileStore, cap: str, n: int
+) -> None:
+    """The capabilities field of an ask holds the capability as stored (HTML-escaped only), while
+    the same capability shown as text has its control characters as escapes."""
+    goal_id = f"c{n}"
+    if goal_id in store.read_registry().goals:
+        return
+    goals.add_goal(store, goal_id, "forms", T0)
+    todos.add_todo(store, goal_id, "needs it", T0, required_capabilities=[cap.strip()])
+    html = render("goal.html", **CONTEXT, **goal_page(store, goal_id, T0))
+    assert f'name="capabilities" value="{html_escape(cap.strip())}"' in html
+    if visible(cap.strip()) != cap.strip():
+        assert escape(cap.strip()) in html  # shown elsewhere on the page, as escapes
