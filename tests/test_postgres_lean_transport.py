@@ -536,8 +536,7 @@ def test_should_run_prints_the_same_bytes_with_or_without_libpq(
 
 
 def test_the_lean_reads_themselves_import_no_psycopg(team: tuple[Path, str, PostgresStore]) -> None:
-    """Past `dsn.parse` (which still asks psycopg: see the strict xfail at the end), a tick loads none of
-    it, nor pathlib: the store takes its root as a string, as a tick on the file store does."""
+    """A tick through the lean reads loads no psycopg (`dsn.parse` asks libpq too), nor pathlib: the store takes its root as a string, as a tick on the file store does."""
     root, dsn, _ = team
     script = (
         "import json, sys\n"
@@ -561,10 +560,6 @@ def test_the_lean_reads_themselves_import_no_psycopg(team: tuple[Path, str, Post
     assert not {"psycopg", "psycopg_binary", "psycopg_pool", "pydantic", "typer", "pathlib"} & set(tops)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="store/dsn.py parse() imports psycopg.conninfo (and psycopg pathlib); libpq.conninfo is its lean twin",
-)
 def test_should_run_on_a_team_store_imports_no_psycopg_nor_pathlib(
     team: tuple[Path, str, PostgresStore],
 ) -> None:
