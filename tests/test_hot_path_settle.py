@@ -493,8 +493,6 @@ UNNEEDED = {
     "subprocess": "settlement/steps.py imports it only to run a --validation-command",
 }
 """Standard-library modules no settlement command of FLOW needs (none runs a validation command)."""
-CLOSING = frozenset({"todo complete --no-follow-up", "turn closeout"})
-"""The steps that close their goal: they queue its done notice (notices/emit.py imports subprocess)."""
 ONLY_FOR = {
     "loopx_core.ops.spend": "a spend: steps.py imports it in the quota spend step",
     "loopx_core.models.ledger": "a spend (the ledger event it writes) or a read the lean reader doubts",
@@ -584,7 +582,7 @@ def test_settlement_command_loads_none_of_the_modules_it_does_not_use(
     flow: dict[str, tuple[int, set[str], str]], step: str
 ) -> None:
     assert flow[step][0] == 0
-    allowed = {*ONLY_FOR, *({"subprocess"} if step in CLOSING else ())}
+    allowed = set(ONLY_FOR)  # the steps that close their goal queue its notice without subprocess
     assert loaded[step] <= allowed, {name: UNNEEDED[name] for name in loaded[step] - allowed}
 
 

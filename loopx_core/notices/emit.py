@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -50,6 +49,8 @@ def spawn_flush(root: Path) -> bool:
     """Start `loopx notify flush --linger` detached (its own session, no terminal); never waits."""
     if os.environ.get(FLUSH_ENV, "").strip().lower() in ("0", "off", "no", "false"):
         return False
+    import subprocess  # only to start the flush: a goal's closing step queues its notice without it
+
     code = "import sys; from loopx_core.cli.entry import main; main(sys.argv[1:])"
     argv = [sys.executable, "-c", code, "--root", str(root), "notify", "flush"]
     argv += ["--linger", str(LINGER_SECONDS)]
