@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 MCP_KEYS = (("mcp_servers", "loopx"),)
 """The table LoopX owns in `config.toml` (users' tool approvals below it are kept by the merge)."""
 TRUST = '[projects."<dir>"] trust_level = "trusted"'
-_ID = re.compile(r"^[a-z0-9._-]+$")
+_ID = r"^[a-z0-9._-]+$"
+"""An automation id's part; compiled on first use (re's cache), not by every hook's registry."""
 
 
 def automation_id(context: RenderContext) -> str:
@@ -38,7 +39,7 @@ def automation_id(context: RenderContext) -> str:
     if not (context.goal_id and context.agent_id):
         raise ValueError("a codex-app heartbeat needs both a goal id and an agent id")
     for value in (context.goal_id, context.agent_id):
-        if not _ID.match(value):
+        if not re.match(_ID, value):
             raise ValueError(f"invalid id {value!r}: use a-z 0-9 . _ -")
     return f"loopx-{context.goal_id}-{context.agent_id}"
 

@@ -32,12 +32,13 @@ PACKAGE = "loopx-dsh"
 FILES = ("package.json", "cordis.patch.yml", "lib/loopx.js", "lib/command.js", "lib/turn-boundary.js")
 """The package: its manifest, the cordis rows, the helper and the two cordis modules it loads."""
 UNLINK = ("dsh", "plugin", "--profile", "web", "remove", PACKAGE)
-_SEMVER = re.compile(r"^(\d+)\.(\d+)\.(\d+)(.*)$")
+_SEMVER = r"^(\d+)\.(\d+)\.(\d+)(.*)$"
+"""A version's release and the rest; compiled on first use (re's cache), not by every hook's registry."""
 
 
 def npm_version(version: str) -> str:
     """`version` as semver for package.json (`0.1.0.dev3+g1a` -> `0.1.0-dev3+g1a`); "0.0.0" when it has none."""
-    match = _SEMVER.match(version)
+    match = re.match(_SEMVER, version)
     if not match:
         return "0.0.0"
     pre, _, local = match.group(4).partition("+")
