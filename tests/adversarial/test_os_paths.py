@@ -146,6 +146,23 @@ def test_the_root_found_with_strings_is_find_roots(
     )
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.tuples(KINDS, KINDS, KINDS), QUERIES)
+def test_a_relative_root_resolves_as_pathlib(
+    tmp_path_factory: pytest.TempPathFactory, kinds: tuple[str, str, str], query: str
+) -> None:
+    """`--root sub/dir` (or `.`, `..`) from the current folder, and LOOPX_ROOT set the same way."""
+    top = tmp_path_factory.mktemp("relative")
+    build(top, kinds)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(top)
+        assert outcome(lambda: find_root_text(query)) == outcome(lambda: str(find_root(query)))
+        patch.setenv("LOOPX_ROOT", query)
+        assert outcome(lambda: find_root_text(None)) == outcome(lambda: str(find_root(None)))
+        patch.delenv("LOOPX_ROOT")
+        assert outcome(lambda: find_root_text(None)) == outcome(lambda: str(find_root(None)))
+
+
 def test_a_home_relative_root_expands_as_pathlib(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for home in (str(tmp_path), "", "/", str(tmp_path) + "//"):
         monkeypatch.setenv("HOME", home)
