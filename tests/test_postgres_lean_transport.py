@@ -38,8 +38,8 @@ from loopx_core.store.postgres import PostgresStore, libpq, reads
 from loopx_core.store.postgres.common import LIBPQ_OPTIONS
 from loopx_core.store.postgres.lean_reads import LeanPostgresReads
 from loopx_core.store.postgres.schema import LATEST, MIGRATIONS
-from tests.adversarial.test_dsn_credentials import DSNS
 from tests.conftest import T0, T0_ISO
+from tests.dsns import DSNS
 from tests.pg import SUPERUSER, Cluster, cluster_fixture, server_bin  # noqa: F401  (the session fixture pg_cluster)
 
 REPO = Path(__file__).resolve().parent.parent

@@ -67,9 +67,9 @@ STEP = st.tuples(st.sampled_from(sorted(COMMANDS)), st.sampled_from(["g", "h"]))
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(STEP, min_size=1, max_size=12))
 def test_every_status_change_follows_the_graph(
-    monkeypatch: pytest.MonkeyPatch, steps: list[tuple[str, str]]
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, steps: list[tuple[str, str]]
 ) -> None:
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory(dir=tmp_path) as folder:
         root = Path(folder)
         FileStore(root).init()
         cli = Cli(root, monkeypatch)

@@ -19,9 +19,9 @@ import json
 import os
 import shlex
 import sys
-import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -82,9 +82,9 @@ def _site(folder: Path, dists: list[tuple[str, str, bytes | None]]) -> None:
 @settings(max_examples=300, deadline=None)
 @given(distributions())
 def test_what_the_scan_is_sure_of_importlib_metadata_reads_alike(
-    dists: list[tuple[str, str, bytes | None]],
+    tmp_path_factory: pytest.TempPathFactory, dists: list[tuple[str, str, bytes | None]]
 ) -> None:
-    folder = Path(tempfile.mkdtemp(prefix="site"))  # a fresh folder: importlib.metadata caches by mtime
+    folder = tmp_path_factory.mktemp("site")  # a fresh folder: importlib.metadata caches by mtime
     _site(folder, dists)
     groups = declared_groups([str(folder)])
     saved = sys.path[:]
