@@ -114,8 +114,12 @@ def _registered_events() -> dict[str, Host]:
 
 
 def one_line(text: str) -> str:
-    """`text` on one line (a host's or an error's text never splits the hook's stderr line)."""
-    return " ".join(text.split())
+    """`text` on one line, safe on a terminal: whitespace runs fold to one space and every other
+    control character (an ESC, a CSI, a bell, a bidi override) is shown as its escape (`\\x1b`),
+    so a host's or an error's text never splits the hook's stderr line nor drives the terminal."""
+    from loopx_core.escapes import visible  # only a hook that has something to say loads it
+
+    return visible(" ".join(text.split()), newlines=False)
 
 
 def this_loopx() -> str:

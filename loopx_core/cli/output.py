@@ -14,12 +14,16 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from enum import StrEnum
-from typing import Any
 
 from loopx_core.errors import LoopxError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING: every command imports this module, a tick too
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from contextlib import AbstractContextManager
+    from types import TracebackType
+    from typing import Any
 
 _ABSOLUTE_PATH = r"(?:(?<=\s)|(?<=^)|(?<=['\"(=]))/[^\s'\")]*"
 """An absolute path in a message; compiled on first use (re's cache), not by every command's start."""
@@ -108,8 +112,9 @@ class Table:
 
 
 Block = str | Table
-Doc = Block | Sequence[Block]
-Render = Callable[[Any], Doc] | Doc
+if TYPE_CHECKING:
+    Doc = Block | Sequence[Block]
+    Render = Callable[[Any], Doc] | Doc
 
 
 def dumps(data: Any) -> str:
@@ -322,10 +327,15 @@ class Status:
             sys.stderr.flush()
 
 
-@contextmanager
-def progress(label: str, *, every: float = 1.0) -> Iterator[Status]:
+def progress(label: str, *, every: float = 1.0) -> AbstractContextManager[Status]:
     """Show `label` and the elapsed seconds on stderr while the block runs (only on a terminal);
     the block may stream a child's output through the `Status` it is given."""
+    from contextlib import contextmanager  # loaded by the long commands only, not by a tick
+
+    return contextmanager(_progress)(label, every)
+
+
+def _progress(label: str, every: float) -> Iterator[Status]:
     import threading
 
     status = Status(label, live=stderr_is_terminal())
@@ -369,16 +379,31 @@ def report_error(error: LoopxError, fmt: Format | None) -> int:
     return int(error.exit_code)
 
 
-@contextmanager
-def reporting(fmt: Format) -> Iterator[None]:
-    """Turn a `LoopxError` raised in the block into its error output and exit code."""
-    try:
-        yield
-    except LoopxError as error:
-        raise SystemExit(report_error(error, fmt)) from None
-    except KeyboardInterrupt:
-        sys.stderr.write("loopx: interrupted\n")
-        raise SystemExit(130) from None
+class reporting:
+    """Turn a `LoopxError` raised in the block into its error output and exit code (lower-case,
+    as the `@contextmanager` function it was).
+
+    A class rather than `@contextlib.contextmanager`: every command enters one, a tick too, and
+    contextlib is an import a tick need not pay for (as `hosts.rules.plugin_call`).
+    """
+
+    __slots__ = ("fmt",)
+
+    def __init__(self, fmt: Format) -> None:
+        self.fmt = fmt
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> bool:
+        if isinstance(error, LoopxError):
+            raise SystemExit(report_error(error, self.fmt)) from None
+        if isinstance(error, KeyboardInterrupt):
+            sys.stderr.write("loopx: interrupted\n")
+            raise SystemExit(130) from None
+        return False
 
 
 def requested_format(args: list[str], default: Format | None) -> Format | None:

@@ -18,10 +18,12 @@ and each name loads its module on first use, so `loopx hook NAME` starts fast.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+import sys
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    from typing import Any
+
     from loopx_core.hosts.hints import scheduler_hints
     from loopx_core.hosts.host import Host, PackageFolder
     from loopx_core.hosts.markers import hookimpl
@@ -75,6 +77,12 @@ def __getattr__(name: str) -> Any:
     """A public name, its module imported on first use (then kept in the package's globals)."""
     if name not in _HOME:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{_HOME[name]}"), name)
+    value = getattr(_load(f"{__name__}.{_HOME[name]}"), name)
     globals()[name] = value
     return value
+
+
+def _load(module: str) -> object:
+    """`importlib.import_module(module)` without the importlib package (it loads warnings)."""
+    __import__(module)
+    return sys.modules[module]

@@ -11,8 +11,6 @@ module is imported on the hook path (`loopx hook NAME`), which must start fast.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from loopx_core.hosts.model import (
     Base,
     FacadeFile,
@@ -22,12 +20,15 @@ from loopx_core.hosts.model import (
     HostListing,
     HostSteps,
     RenderContext,
-    Scope,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hook path
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
     from pathlib import Path
+    from typing import Any
+
+    from loopx_core.hosts.model import Scope
 
 
 class PackageFolder:

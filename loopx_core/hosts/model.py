@@ -7,12 +7,30 @@ importing dataclasses: these values are built on every `loopx hook NAME`.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from loopx_core.hosts.record import Record
 
-Scope = Literal["project", "user"]
-MergeKind = Literal["owned", "json", "toml", "markdown"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hook path
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Scope = Literal["project", "user"]
+    MergeKind = Literal["owned", "json", "toml", "markdown"]
+
+_ALIASES = {"Scope": ("project", "user"), "MergeKind": ("owned", "json", "toml", "markdown")}
+"""The `Literal` aliases' values: built (with typing) only when a caller asks for one at run time."""
+
+
+def __getattr__(name: str) -> object:
+    """`Scope` and `MergeKind` as `typing.Literal` aliases, made on first use (PEP 562)."""
+    if name not in _ALIASES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from typing import Literal
+
+    value = Literal[_ALIASES[name]]
+    globals()[name] = value
+    return value
+
 
 CORE_BASES = ("target", "home")
 """The bases every host may use: the target (the project) and the home folder."""

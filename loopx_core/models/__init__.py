@@ -7,10 +7,12 @@ works as before and builds the pydantic models then.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+import sys
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    from typing import Any
+
     from loopx_core.models.common import SCHEMA_VERSION, Id, StrictModel
     from loopx_core.models.goal import Gate, GoalState, HealthFinding, Todo, WaitingOn
     from loopx_core.models.ledger import LedgerEvent
@@ -54,6 +56,12 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    value = getattr(_load(f"{__name__}.{home}"), name)
     globals()[name] = value
     return value
+
+
+def _load(module: str) -> object:
+    """`importlib.import_module(module)` without the importlib package (it loads warnings)."""
+    __import__(module)
+    return sys.modules[module]

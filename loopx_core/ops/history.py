@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
 
 from loopx_core.ids import check_id
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hook path
 if TYPE_CHECKING:
+    from typing import Any
+
     from loopx_core.store.base import Store
 
 DEFAULT_LIMIT = 20

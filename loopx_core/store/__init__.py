@@ -5,10 +5,12 @@ The names load on first use (PEP 562), so `loopx_core.store.lean` imports withou
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+import sys
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    from typing import Any
+
     from loopx_core.store.base import Store
     from loopx_core.store.choice import open_store
     from loopx_core.store.files import FileStore, find_root
@@ -23,6 +25,12 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    value = getattr(_load(f"{__name__}.{home}"), name)
     globals()[name] = value
     return value
+
+
+def _load(module: str) -> object:
+    """`importlib.import_module(module)` without the importlib package (it loads warnings)."""
+    __import__(module)
+    return sys.modules[module]
