@@ -130,6 +130,8 @@ def parse_heartbeat(argv: list[str]) -> dict[str, str | None] | None:
 def main(argv: list[str] | None = None) -> None:
     """Run `loopx` with `argv` (default: the process arguments)."""
     args = sys.argv[1:] if argv is None else argv
+    if not all(map(str.isascii, args)) or not (os.environ.get("LOOPX_ROOT") or "").isascii():
+        _refuse_undecodable(args)  # returns when every word is UTF-8 after all
     lean = not os.environ.get("LOOPX_NO_FAST_PATH")
     fast = parse_fast(args) if lean else None
     if fast is not None:
@@ -148,7 +150,7 @@ def main(argv: list[str] | None = None) -> None:
     if lean:  # the settlement commands of a turn (cli/lean_settle.py); returns when typer answers
         from loopx_core.cli.lean_settle import dispatch
 
-        dispatch(args)
+        dispatch(args, process=argv is None)
     try:
         from loopx_core.cli.app import app
     except Exception as error:  # a broken environment (say, metadata pydantic's plugin loader refuses)
@@ -156,6 +158,60 @@ def main(argv: list[str] | None = None) -> None:
 
         raise SystemExit(report_internal(error, requested_format(args, None))) from None
     app(args=args, prog_name="loopx")
+
+
+def _undecodable(word: str) -> bool:
+    """Whether `word` came from bytes that are not UTF-8 (Python decodes those to lone surrogates)."""
+    try:
+        word.encode()
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _escaped(word: str) -> str:
+    """`word` as one error line may show it: each byte that was not UTF-8 as `\\xff`, control
+    characters as their escapes, and an absolute path (a root, a file) only as its bad bytes."""
+    from loopx_core.escapes import visible
+
+    bad = [ord(c) - 0xDC00 if 0xDC80 <= ord(c) <= 0xDCFF else None for c in word]
+    if word.startswith("/"):  # no absolute path in any message
+        shown = "".join(f"\\x{code:02x}" for code in bad if code is not None)
+        return f"a path with the bytes {shown}"
+    text = "".join(c if code is None else f"\\x{code:02x}" for c, code in zip(word, bad, strict=True))
+    return f"'{visible(text)}'"
+
+
+def _refuse_undecodable(args: list[str]) -> None:
+    """Refuse, as a usage error and before anything runs, an argument word (or `LOOPX_ROOT`)
+    that is not UTF-8: no command can store, compare or print it. Returns if there is none."""
+    root = os.environ.get("LOOPX_ROOT") or ""
+    where, word = "", ""
+    if _undecodable(root):
+        where, word = "LOOPX_ROOT", root
+    for index, arg in enumerate(args):
+        if where:
+            break
+        if not _undecodable(arg):
+            continue
+        word, option = arg, ""
+        if arg.startswith("--") and "=" in arg:
+            option, _, word = arg.partition("=")
+        elif index and args[index - 1].startswith("-") and not arg.startswith("-"):
+            option = args[index - 1]
+        if _undecodable(option):
+            option, word = "", arg  # the option's own name is not UTF-8: show the whole word
+        where = f"argument {index + 1}" + (f" (the value of {option})" if option else "")
+    if not where:
+        return
+    from loopx_core.cli.output import Format, report_usage, requested_format
+
+    words = args[2:] if args[:1] == ["--root"] else args
+    hook = words[:1] == ["hook"]
+    fmt = None if hook else requested_format(args, Format.auto)
+    message = f"{where} is not UTF-8 text: {_escaped(word)}"
+    report_usage(message, fmt, prefix="loopx: hook: " if hook else "loopx: error: ")
+    raise SystemExit(1 if hook else 2)  # a hook's usage errors exit 1: hosts read 2 as "block"
 
 
 def _hot(argv: list[str] | None, run: Callable[..., NoReturn], *values: object) -> NoReturn:
