@@ -23,10 +23,16 @@ if TYPE_CHECKING:
     M = TypeVar("M", bound="BaseModel")
 
 
-def atomic_write_bytes(path: Path | str, data: bytes) -> None:
+def atomic_write_bytes(path: Path | str, data: bytes, *, durable: bool = True, folder: bool = True) -> None:
     """Replace `path` with `data` so a reader sees the old file or the new one, never half.
 
     `path` may be a string: the write needs no pathlib (store/paths.py answers as it would).
+    `durable` (the default, for every file that is the truth): the data is fsynced before the
+    rename and the folder after it, so the new file survives a crash. `durable=False` is only
+    for derived data rebuilt from files already made durable (the receipt index): a crash may
+    leave the old file, none, or an empty or zero-filled one, and its reader rebuilds it.
+    `folder=False` leaves the folder's fsync to the caller, who renames another file in the
+    same folder and then calls `fsync_dir` once for both.
     """
     try:
         make_folders(parent_of(path))
@@ -37,7 +43,8 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException as exc:
         try:  # noqa: SIM105 (contextlib.suppress would load contextlib for every write)
@@ -47,7 +54,8 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
         if isinstance(exc, OSError):
             raise _unwritable(path, exc) from None
         raise
-    fsync_dir(parent_of(path))
+    if durable and folder:
+        fsync_dir(parent_of(path))
 
 
 def _temporary(path: Path | str) -> tuple[int, str]:
@@ -82,9 +90,9 @@ def fsync_dir(directory: Path | str) -> None:
         os.close(fd)
 
 
-def write_model(path: Path, model: BaseModel) -> None:
-    """Write a model as indented JSON, atomically."""
-    atomic_write_bytes(path, model.model_dump_json(indent=2).encode() + b"\n")
+def write_model(path: Path, model: BaseModel, *, durable: bool = True) -> None:
+    """Write a model as indented JSON, atomically (`durable`: see `atomic_write_bytes`)."""
+    atomic_write_bytes(path, model.model_dump_json(indent=2).encode() + b"\n", durable=durable)
 
 
 def shown(path: Path | str, root: Path | str | None) -> str:

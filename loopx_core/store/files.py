@@ -16,7 +16,7 @@ from loopx_core.ids import check_id
 from loopx_core.models.constants import SCHEMA_VERSION
 from loopx_core.models.identity import check_turn_key
 from loopx_core.store import ledger, paths
-from loopx_core.store.atomic import atomic_write_bytes, explain, read_model, shown, write_model
+from loopx_core.store.atomic import atomic_write_bytes, explain, fsync_dir, read_model, shown, write_model
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
@@ -429,8 +429,9 @@ class FileStore:
             folder = self.runs_dir(goal_id)
             indexed = receipts.run_indexed(self._receipt_sources(goal_id), entry.run_id)
             text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
-            atomic_write_bytes(folder / f"{entry.run_id}.json", text.encode())
-            atomic_write_bytes(folder / f"{entry.run_id}.md", markdown.encode())
+            atomic_write_bytes(folder / f"{entry.run_id}.json", text.encode(), folder=False)
+            atomic_write_bytes(folder / f"{entry.run_id}.md", markdown.encode(), folder=False)
+            fsync_dir(folder)  # both renames made durable at once, before the history names the run
             if indexed:
                 return
             line = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))

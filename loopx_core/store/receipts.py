@@ -66,8 +66,8 @@ def load(src: Sources, *, ledger: bool = True, runs: bool = True) -> ReceiptInde
         _catch_up_ledger(index, src)
     if runs:
         _catch_up_runs(index, src)
-    if index != before:
-        write_model(src.index, index)
+    if index != before:  # no fsync: lost, emptied or zero-filled by a crash, it is rebuilt here
+        write_model(src.index, index, durable=False)
     return index
 
 
