@@ -19,7 +19,6 @@ tests/test_host_registry_lean.py compares it with the registry.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
@@ -36,7 +35,12 @@ except ImportError:  # pragma: no cover - an interpreter without the frozen boot
 GROUP = "loopx"
 DISTRIBUTION = "loopx_kit"
 """LoopX's own distribution (pyproject.toml's project name, normalized as importlib.metadata does)."""
-_PLAIN_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def plain_module(value: str) -> bool:
+    """A dotted module name of ASCII identifiers, as `[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*`
+    fullmatches, without compiling a pattern on every hook (tests/adversarial/test_lean_name_checks.py)."""
+    return value.isascii() and all(part.isidentifier() for part in value.split("."))
 
 
 def event_host(event: str) -> Host | None:
@@ -112,7 +116,7 @@ def builtin_entry_points() -> list[str] | None:
     if len(ours) != 1 or any(entries for name, entries in found if name != DISTRIBUTION):
         return None
     names = [name for name, _ in ours[0]]
-    if len(names) != len(set(names)) or not all(_PLAIN_MODULE.fullmatch(value) for _, value in ours[0]):
+    if len(names) != len(set(names)) or not all(plain_module(value) for _, value in ours[0]):
         return None  # pluggy would skip a repeated name; `module:attr` is loaded otherwise
     return [value for _, value in ours[0]]
 
@@ -132,13 +136,16 @@ def distributions(path: Sequence[object]) -> list[tuple[str, list[tuple[str, str
             continue
         except OSError:  # a file (a zip importlib.metadata would open) or an unreadable folder
             return None
+        prefix = folder if folder.endswith(os.sep) else folder + os.sep  # os.path.join, once a folder
         for child in children:
-            if child[-5:].lower() != "-info":  # most names are not metadata folders: one cheap test
+            # Most names are not metadata folders: a one-character test first (this runs for every
+            # name in every folder of sys.path, on every hook).
+            if child[-1:] not in "oO" or child[-5:].lower() != "-info":
                 continue
             low = child.lower()
             if not low.endswith((".dist-info", ".egg-info")):
                 continue
-            entries = _group(os.path.join(folder, child, "entry_points.txt"))
+            entries = _group(f"{prefix}{child}{os.sep}entry_points.txt")
             if entries is None:
                 return None
             found.append((_normalized(low.rpartition(".")[0].partition("-")[0]), entries))
@@ -147,9 +154,13 @@ def distributions(path: Sequence[object]) -> list[tuple[str, list[tuple[str, str
 
 def _normalized(name: str) -> str:
     """A distribution's name as importlib.metadata normalizes it (runs of `-_.` are one `_`)."""
-    if name.isalnum():  # nothing to collapse (most names): no regex
+    if name.isalnum():  # nothing to collapse (most names)
         return name
-    return re.sub(r"[-_.]+", "-", name).replace("-", "_")
+    # re.sub(r"[-_.]+", "-", name).replace("-", "_") without compiling a pattern on every hook
+    name = name.replace("-", "_").replace(".", "_")
+    while "__" in name:
+        name = name.replace("__", "_")
+    return name
 
 
 def entry_points(path: Sequence[object]) -> list[tuple[str, str]] | None:

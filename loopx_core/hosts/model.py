@@ -6,8 +6,6 @@ importing dataclasses: these values are built on every `loopx hook NAME`.
 
 from __future__ import annotations
 
-import re
-
 from loopx_core.hosts.record import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hook path
@@ -19,23 +17,45 @@ if TYPE_CHECKING:
 
 _ALIASES = {"Scope": ("project", "user"), "MergeKind": ("owned", "json", "toml", "markdown")}
 """The `Literal` aliases' values: built (with typing) only when a caller asks for one at run time."""
+_BASE_NAME = r"^[a-z][a-z0-9_]*$"
+"""`BASE_NAME`'s pattern (`is_base_name` answers as its `match`)."""
 
 
 def __getattr__(name: str) -> object:
-    """`Scope` and `MergeKind` as `typing.Literal` aliases, made on first use (PEP 562)."""
-    if name not in _ALIASES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from typing import Literal
+    """`Scope` and `MergeKind` (`typing.Literal` aliases) and `BASE_NAME` (a compiled pattern),
+    made on first use (PEP 562): a hook's start pays for neither typing nor a regex compile."""
+    if name == "BASE_NAME":
+        import re
 
-    value = Literal[_ALIASES[name]]
+        value: object = re.compile(_BASE_NAME)
+    elif name in _ALIASES:
+        from typing import Literal
+
+        value = Literal[_ALIASES[name]]
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
     return value
 
 
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_BASE_CHARS = _LOWER | frozenset("0123456789_")
+
+
+def is_base_name(name: str) -> bool:
+    """What a base name looks like: `BASE_NAME.match(name)`, without compiling the pattern (a
+    trailing newline passes, as `$` lets it; tests/adversarial/test_lean_name_checks.py)."""
+    core = name[:-1] if name.endswith("\n") else name
+    return core[:1] in _LOWER and all(char in _BASE_CHARS for char in core)
+
+
 CORE_BASES = ("target", "home")
 """The bases every host may use: the target (the project) and the home folder."""
-BASE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-"""What a base name looks like (it is stored in the install manifest)."""
+if TYPE_CHECKING:
+    import re
+
+    BASE_NAME: re.Pattern[str]
+    """What a base name looks like (it is stored in the install manifest)."""
 
 
 class Base(Record):

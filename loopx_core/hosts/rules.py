@@ -11,7 +11,7 @@ import os
 
 from loopx_core.errors import LoopxError, UsageError
 from loopx_core.hosts.host import Host
-from loopx_core.hosts.model import BASE_NAME, CORE_BASES, Base
+from loopx_core.hosts.model import CORE_BASES, Base, is_base_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def check_bases(found: dict[str, Host]) -> None:
     owner: dict[str, str] = {}
     for name, h in found.items():
         for base in h.bases:
-            if not BASE_NAME.match(base.name) or base.name in CORE_BASES:
+            if not is_base_name(base.name) or base.name in CORE_BASES:
                 raise UsageError(
                     f"host {name!r} declares the base {base.name[:40]!r}: use another snake_case name"
                 )
