@@ -9,11 +9,21 @@ from __future__ import annotations
 
 import re
 
-_INVISIBLE = r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]"
-"""What a terminal obeys rather than shows: C0 controls but a newline, DEL, C1 controls (`\\x9b`
-is a CSI on its own), lone surrogates (a byte that was not UTF-8) and the bidi overrides that
-reorder a line. Compiled on first use (re's cache), not by every command's start."""
-_INVISIBLE_OR_NEWLINE = r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]"
+_FORMAT = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200c\u200e-\u200f"
+    "\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+"""Unicode's format characters and line/paragraph separators (categories Cf, Zl, Zp, as of
+Unicode 14, Python 3.11's; tests/adversarial/test_terminal_escapes.py checks the running
+Python's table): zero-width spaces and joiners, direction marks and the bidi embeddings,
+overrides and isolates that reorder a line, a soft hyphen, tag characters. The zero-width
+joiner (U+200D) stays: emoji sequences are built with it, and it moves nothing."""
+_INVISIBLE = "[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff" + _FORMAT + "]"
+"""What a terminal obeys rather than shows, or what hides or reorders text: C0 controls but a
+newline, DEL, C1 controls (`\\x9b` is a CSI on its own), lone surrogates (a byte that was not
+UTF-8) and the format characters. Compiled on first use (re's cache), not by every command's start."""
+_INVISIBLE_OR_NEWLINE = "[\x00-\x1f\x7f-\x9f\ud800-\udfff" + _FORMAT + "]"
 
 
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
@@ -22,7 +32,9 @@ _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 def _escape(match: re.Match[str]) -> str:
     char = match.group()
     code = ord(char)
-    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+    if code < 0x100:
+        return _NAMED.get(char) or f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def visible(text: str, *, newlines: bool = True) -> str:

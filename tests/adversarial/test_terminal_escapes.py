@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -31,13 +32,39 @@ from loopx_core.settlement.turns import begin_turn, record_host_phases, settle_s
 from tests.builders import SETTLE
 from tests.conftest import T0, Cli, Project
 
-RAW = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
-"""A character a terminal obeys rather than shows (a newline aside, which layouts use)."""
+RAW = re.compile(
+    "["
+    + "".join(
+        chr(c)
+        for c in range(0x110000)
+        if c not in (0x0A, 0x200D) and unicodedata.category(chr(c)) in ("Cc", "Cs", "Cf", "Zl", "Zp")
+    )
+    .replace("\\", "\\\\")
+    .replace("]", "\\]")
+    .replace("^", "\\^")
+    .replace("-", "\\-")
+    + "]"
+)
+"""A character a terminal obeys rather than shows, or one that hides or reorders text (Unicode's
+controls, surrogates, format characters and separators, from the running Python's own table; a
+newline aside, which layouts use, and the zero-width joiner emoji are built with)."""
 
 C0 = [chr(c) for c in range(0x20) if c != 0x0A]
 C1 = [chr(c) for c in range(0x80, 0xA0)]
 SURROGATES = ["\ud800", "\udc9b", "\udfff"]  # what a byte that is not UTF-8 becomes in argv
-OTHER = ["\x7f", "\u202e", "\u2066", "\u2069"]
+OTHER = [
+    "\x7f",
+    "\u202e",
+    "\u2066",
+    "\u2069",
+    "\u200b",
+    "\u200f",
+    "\u061c",
+    "\u2028",
+    "\u2029",
+    "\ufeff",
+    "\U000e0041",
+]
 ESCAPES = ["\x1b[31m", "\x1b]0;pwned\x07", "\x1b[2J", "\x9b2J", "\x1bP1$r\x1b\\", "\r\x1b[K"]
 ORDINARY = st.text(st.characters(exclude_categories=("Cc", "Cs")), max_size=5)
 
@@ -208,3 +235,14 @@ def test_ordinary_text_is_unchanged() -> None:
         assert visible(text) == text
     assert visible("a\nb") == "a\nb" and visible("a\nb", newlines=False) == "a\\nb"
     assert visible("\x1b[31m\x9b\x7f\udc9b\u202e\t") == "\\x1b[31m\\x9b\\x7f\\udc9b\\u202e\\t"
+
+
+def test_visible_escapes_exactly_what_the_running_pythons_unicode_calls_invisible() -> None:
+    """escapes.py's table (Unicode 14) against the running Python's: a newer Unicode that adds a
+    format character fails here, naming it, rather than letting it through unseen."""
+    for code in range(0x110000):
+        char = chr(code)
+        if char in "\n\u200d":
+            assert visible(char) == char
+            continue
+        assert (visible(char) != char) == bool(RAW.fullmatch(char)), hex(code)
