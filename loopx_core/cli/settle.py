@@ -167,16 +167,22 @@ def run_closeout(
 ) -> None:
     """`turn closeout`: the turn's terminal closeout, after its writeback and spend."""
     with reporting(fmt):
-        settle_step(
-            root,
-            goal_id,
-            agent_id,
-            turn_key,
-            "terminal_closeout",
-            fmt,
-            todo_id=todo_id,
-            evidence=evidence or [],
-        )
+        closeout(root, goal_id, agent_id, turn_key, todo_id, evidence, fmt)
+
+
+def closeout(
+    root: str | None,
+    goal_id: str,
+    agent_id: str,
+    turn_key: str,
+    todo_id: str | None,
+    evidence: list[str] | None,
+    fmt: Format,
+) -> None:
+    """The terminal closeout step, for `turn closeout` and `todo complete --no-follow-up` alike."""
+    settle_step(
+        root, goal_id, agent_id, turn_key, "terminal_closeout", fmt, todo_id=todo_id, evidence=evidence or []
+    )
 
 
 def run_quota_spend(
@@ -249,16 +255,7 @@ def run_complete(
                 raise UsageError(
                     "a terminal closeout needs --no-follow-up, --turn-key and --agent-id together"
                 )
-            settle_step(
-                root,
-                goal_id,
-                agent_id,
-                turn_key,
-                "terminal_closeout",
-                fmt,
-                todo_id=todo_id,
-                evidence=evidence or [],
-            )
+            closeout(root, goal_id, agent_id, turn_key, todo_id, evidence, fmt)
             return
         from loopx_core.ops import todos
 
