@@ -567,3 +567,16 @@ def test_should_run_on_a_team_store_imports_no_psycopg_nor_pathlib(
     code, _, tops = tick(root, "json", "lean")
     assert code == 0
     assert not {"psycopg", "psycopg_binary", "pydantic", "typer", "pathlib"} & tops
+
+
+@pytest.mark.parametrize("transport", ["lean", "no-libpq"])
+def test_a_client_encoding_from_the_environment_reads_every_character(
+    team: tuple[Path, str, PostgresStore], transport: str
+) -> None:
+    """`PGCLIENTENCODING=LATIN1` cannot hold a zero-width space or a CJK title: both transports
+    connect in UTF8 whatever the environment says, so a tick reads them as on any other day."""
+    root, _, store = team
+    todos.add_todo(store, "g", "\u200b\u6f22\u5b57 title", T0)
+    plain = tick(root, "json", transport)
+    latin = tick(root, "json", transport, {"PGCLIENTENCODING": "LATIN1"})
+    assert latin[:2] == plain[:2] and latin[0] == 0

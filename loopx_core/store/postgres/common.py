@@ -7,8 +7,13 @@ from loopx_core.errors import LockTimeoutError
 
 APPLICATION_NAME = "loopx"
 CONNECT_TIMEOUT_S = 10
-LIBPQ_OPTIONS = {"application_name": APPLICATION_NAME, "connect_timeout": str(CONNECT_TIMEOUT_S)}
-"""The libpq options every connection of the store has (they win over the DSN's own)."""
+LIBPQ_OPTIONS = {
+    "application_name": APPLICATION_NAME,
+    "connect_timeout": str(CONNECT_TIMEOUT_S),
+    "client_encoding": "UTF8",
+}
+"""The libpq options every connection of the store has (they win over the DSN's own and the
+environment's: a `PGCLIENTENCODING` that cannot hold every character would fail a read)."""
 LEAN_CONNECT_TIMEOUT_S = 2
 """How long the lean transport waits for a server (libpq's least): a healthy one answers in
 milliseconds, and one that does not is psycopg's to wait for (its retries, its error), so an

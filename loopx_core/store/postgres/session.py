@@ -29,7 +29,7 @@ from psycopg import errors as pg_errors
 
 from loopx_core.errors import ConflictError, LockTimeoutError, LoopxError, RefusedError, StateInvalidError
 from loopx_core.store.lock import lock_timeout
-from loopx_core.store.postgres.common import APPLICATION_NAME, CONNECT_TIMEOUT_S, StoreUnavailableError
+from loopx_core.store.postgres.common import LIBPQ_OPTIONS, StoreUnavailableError
 
 T = TypeVar("T")
 __all__ = ["Connections", "Session", "StoreUnavailableError", "clean"]
@@ -139,7 +139,7 @@ class Connections:
 
 
 def _connect_options() -> dict[str, Any]:
-    return {"autocommit": True, "application_name": APPLICATION_NAME, "connect_timeout": CONNECT_TIMEOUT_S}
+    return {"autocommit": True, **LIBPQ_OPTIONS}
 
 
 def _lock_statement(keys: list[str]) -> str:
