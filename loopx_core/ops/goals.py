@@ -146,9 +146,12 @@ def _create_state(store: Store, goal_id: str) -> None:
         pass
     try:
         found = store.read_goal(goal_id)
-    except LoopxError:
-        found = None
-    if found is None or found.model_dump() != fresh.model_dump():
+    except LoopxError as unreadable:
+        raise ConflictError(
+            f"goal {goal_id!r} has a state but no registry entry, and the state cannot be read "
+            f"({unreadable}): move it aside, or add the goal under another id"
+        ) from None
+    if found.model_dump() != fresh.model_dump():
         raise ConflictError(
             f"goal {goal_id!r} has a state but no registry entry, and the state is not empty: "
             "restore the registry it belongs to, or add the goal under another id"

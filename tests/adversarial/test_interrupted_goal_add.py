@@ -78,3 +78,16 @@ def test_only_the_untouched_state_is_adopted(tmp_path_factory, orphan: GoalState
         assert "has a state but no registry entry" in result.stderr
         assert result.stderr.count("\n") == 1 and str(root) not in result.stderr
         assert tree(root) == before
+
+
+def test_an_unreadable_orphan_state_is_refused_as_unreadable(project: Project) -> None:
+    killed = run_loopx(
+        "goal", "add", "-g", "g", "-o", "Ship it", root=project.root, env={"LOOPX_FAULT": "after:goal_state"}
+    )
+    assert killed.exit_code == FAULT_EXIT_CODE
+    project.state_file("g").write_text("{broken")
+    before = tree(project.root)
+    again = run_loopx("goal", "add", "-g", "g", "-o", "Ship it", root=project.root)
+    assert again.exit_code == 5 and "the state cannot be read" in again.stderr, again.stderr
+    assert again.stderr.count("\n") == 1 and str(project.root) not in again.stderr
+    assert tree(project.root) == before
