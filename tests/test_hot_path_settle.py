@@ -606,3 +606,50 @@ def test_the_closing_turn_closed_the_goal(flow: dict[str, tuple[int, set[str], s
     for step in ("todo complete --no-follow-up", "turn closeout"):
         packet = json.loads(flow[step][2])
         assert packet["status"] == "committed" and "terminal_closeout" in packet["completed_phases"], step
+
+
+_GC_CODE = """\
+import atexit, gc, sys
+atexit.register(lambda path=sys.argv[1]: open(path, "w").write(str(gc.isenabled())))
+words = sys.argv[3:]
+from loopx_core.cli.entry import main
+if sys.argv[2] == "process":
+    sys.argv = ["loopx", *words]
+    main()
+main(words)
+"""
+
+
+@pytest.mark.parametrize(
+    ("argv", "how", "enabled"),
+    [
+        (["turn", "begin", "-g", "demo", "-a", "builder", "-t", "t1"], "process", "False"),
+        (["turn", "begin", "-g", "demo", "-a", "builder", "-t", "t1"], "embedded", "True"),
+        (["todo", "list", "-g", "demo"], "process", "True"),
+    ],
+    ids=["settlement command as the process", "settlement command called with argv", "typer's command"],
+)
+def test_only_a_settlement_command_run_as_the_process_stops_the_collector(
+    tmp_path: Path, argv: list[str], how: str, enabled: str
+) -> None:
+    """cli/lean_settle.py `dispatch(process=True)`: the console script's own settlement command
+    runs without the cyclic collector; a caller passing argv, and typer's commands, keep it."""
+    root = tmp_path / "project"
+    for words in (
+        ["init"],
+        ["goal", "add", "-g", "demo", "-o", "Ship"],
+        ["agent", "register", "-a", "builder"],
+        ["todo", "add", "-g", "demo", "--title", "Write parser"],
+    ):
+        assert run_loopx(*words, root=root).exit_code == 0, words
+    marker = tmp_path / "gc"
+    proc = subprocess.run(
+        [sys.executable, "-c", _GC_CODE, str(marker), how, "--root", str(root), *argv],
+        env={**os.environ, "LOOPX_NOW": T0_ISO},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert marker.read_text() == enabled
