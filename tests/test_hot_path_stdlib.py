@@ -141,6 +141,13 @@ def test_a_tick_imports_no_typing(demo: Path, command: str) -> None:
     assert tick_modules(demo, command) & set(TYPING) == set()
 
 
+@pytest.mark.parametrize("command", list(TICKS))
+def test_a_tick_imports_no_collections_abc(demo: Path, command: str) -> None:
+    """`collections.abc` names annotations only (under `TYPE_CHECKING`): no tick, a hook's registry
+    of the built-in plugins included, pays for the module."""
+    assert "collections.abc" not in tick_modules(demo, command)
+
+
 def _unguarded_imports(module: str) -> set[str]:
     """The modules `module` imports at module level, outside `if TYPE_CHECKING:` (and outside a
     `try`'s handlers: an `except ImportError` fallback is another interpreter's path)."""

@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
-from types import ModuleType
 
 from loopx_core.hosts.host import Host
 from loopx_core.hosts.markers import HOOK_NAMES, IMPL_ATTRIBUTE
 from loopx_core.hosts.rules import check_bases, selection, shape_problem
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING: collections.abc is an import a hook need not pay for
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from types import ModuleType
 
 try:  # importlib.machinery's PathFinder itself: the importlib package would load warnings on every hook
     from _frozen_importlib_external import PathFinder

@@ -7,8 +7,6 @@ its marketplace, which `claude plugin validate --strict` accepts.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from loopx_core.hosts import (
     Base,
     FacadeFile,
@@ -21,6 +19,10 @@ from loopx_core.hosts import (
     RenderContext,
     hookimpl,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (or collections.abc) on the hook path
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 MCP_KEYS = (("mcpServers", "loopx"),)
 HOOK_KEYS = (("hooks", "SessionStart", "[]"), ("hooks", "Stop", "[]"))

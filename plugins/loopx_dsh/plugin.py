@@ -20,7 +20,6 @@ from loopx_core.hosts import (
     PackageFolder,
     RenderContext,
     hookimpl,
-    scheduler_hints,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
@@ -73,6 +72,8 @@ class Dsh(Host):
 
     def hints(self, packet: dict[str, Any]) -> dict[str, Any] | None:
         """The ack the turn-boundary listener runs for a packet it follows, and the failure report."""
+        from loopx_core.hosts import scheduler_hints  # should-run --surface only: never a hook
+
         return scheduler_hints(packet)
 
     def steps(self, operation: str, context: RenderContext) -> HostSteps:
