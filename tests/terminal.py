@@ -10,10 +10,10 @@ from pathlib import Path
 from tests.conftest import LOOPX_BIN, T0_ISO
 
 
-def on_terminal(*args: str, root: Path) -> tuple[int, str]:
-    """Run `loopx --root ROOT ARGS` with a pseudo-terminal as stdout and stderr; (exit, output)."""
+def on_terminal(*args: str, root: Path, columns: int = 120) -> tuple[int, str]:
+    """Run `loopx --root ROOT ARGS` with a pseudo-terminal of `columns` as stdout and stderr; (exit, output)."""
     leader, follower = os.openpty()
-    env = {**os.environ, "LOOPX_NOW": T0_ISO, "COLUMNS": "120", "TERM": "xterm"}
+    env = {**os.environ, "LOOPX_NOW": T0_ISO, "COLUMNS": str(columns), "TERM": "xterm"}
     proc = subprocess.Popen(
         [str(LOOPX_BIN), "--root", str(root), *args],
         stdin=subprocess.DEVNULL,

@@ -12,11 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import re
-import select
-import subprocess
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -25,7 +21,8 @@ from rich.cells import cell_len
 
 from loopx_core.cli import output
 from loopx_core.ops import gates, goals, todos
-from tests.conftest import LOOPX_BIN, T0, T0_ISO, Project
+from tests.conftest import T0, Project
+from tests.terminal import on_terminal
 
 WORD = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz/0123456789"), min_size=1, max_size=10)
 PHRASE = st.lists(WORD, min_size=1, max_size=6).map(" ".join)
@@ -69,32 +66,6 @@ def strip_styles(line: str) -> str:
     return re.sub(r"\x1b\[[0-9;]*m", "", line)
 
 
-def on_terminal_80(*args: str, root: Path) -> str:
-    """`loopx --root ROOT ARGS` with an 80-column pseudo-terminal as stdout and stderr."""
-    leader, follower = os.openpty()
-    env = {**os.environ, "LOOPX_NOW": T0_ISO, "COLUMNS": "80", "TERM": "xterm"}
-    proc = subprocess.Popen(
-        [str(LOOPX_BIN), "--root", str(root), *args],
-        stdin=subprocess.DEVNULL,
-        stdout=follower,
-        stderr=follower,
-        env=env,
-    )
-    os.close(follower)
-    chunks: list[bytes] = []
-    while select.select([leader], [], [], 30)[0]:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # the follower side closed: the child is done
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(leader)
-    proc.wait(timeout=30)
-    return b"".join(chunks).decode(errors="replace").replace("\r\n", "\n")
-
-
 def test_status_header_keeps_its_words_at_80_columns(project: Project) -> None:
     goals.add_goal(project.store, "demo", "Ship", T0)
     goals.add_goal(project.store, "later", "Wait", T0, compute=0.001)
@@ -103,7 +74,9 @@ def test_status_header_keeps_its_words_at_80_columns(project: Project) -> None:
     todos.add_todo(project.store, "later", "Later", T0)
     reason = "waiting for the upstream release of the parser library it builds on"
     gates.focus_wait(project.store, "later", reason, T0, for_minutes=90)  # a long reason and a time
-    shown = [strip_styles(line) for line in on_terminal_80("status", root=project.root).splitlines()]
+    shown = [
+        strip_styles(line) for line in on_terminal("status", root=project.root, columns=80)[1].splitlines()
+    ]
     header = shown[: next(i for i, line in enumerate(shown) if line.startswith("\u2500"))]
     words = {w for line in header for w in line.split()}
     assert {
