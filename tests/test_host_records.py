@@ -141,3 +141,15 @@ def test_a_subclass_adds_its_fields_after_its_parents(
 ) -> None:
     """As a frozen dataclass subclass: the parent's fields first, then its own (defaults kept)."""
     assert _outcome(_child(True), list(args), kwargs) == _outcome(_child(False), list(args), kwargs)
+
+
+@pytest.mark.parametrize("default", [[], {}, set(), bytearray(), [1]])
+def test_an_unhashable_default_is_refused_as_a_dataclass_refuses_it(default: object) -> None:
+    """A list default would be one list shared by every instance: refused when the class is made."""
+    with pytest.raises(ValueError) as frozen:
+        dataclasses.make_dataclass(
+            "Value", [("a", "object", dataclasses.field(default=default))], frozen=True
+        )
+    with pytest.raises(ValueError) as record:
+        type("Value", (Record,), {"__annotations__": {"a": "object"}, "a": default})
+    assert str(record.value) == str(frozen.value)

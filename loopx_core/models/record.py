@@ -39,6 +39,12 @@ class Record:
         own = cls.__dict__.get("__annotations__")  # noqa: RUF063 (inspect is what this avoids)
         if own is None:  # no annotations of its own, or Python 3.14's lazy ones
             own = getattr(cls, "__annotations__", {})
+        for name in own:  # a list default would be one list shared by every instance
+            default = cls.__dict__.get(name)
+            if default is not None and type(default).__hash__ is None:
+                raise ValueError(
+                    f"mutable default {type(default)} for field {name} is not allowed: use default_factory"
+                )
         cls._fields = (*cls._fields, *(name for name in own if name not in cls._fields))
         cls.__match_args__ = cls._fields
 
