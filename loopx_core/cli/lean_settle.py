@@ -231,7 +231,7 @@ def dispatch(argv: list[str], *, process: bool = False) -> None:
 
 
 def _reader_gone(code: object) -> int:
-    from loopx_core.cli.entry import reader_gone
+    from loopx_core.cli.pipe import reader_gone
 
     return reader_gone(code if isinstance(code, int) else 1)
 
