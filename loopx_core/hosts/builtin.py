@@ -10,6 +10,11 @@ It answers only when it is sure to find what pluggy's registry finds: `LOOPX_PLU
 metadata finder but the standard one, every `entry_points.txt` on `sys.path` read as
 importlib.metadata reads it, one LoopX distribution and no other declaring `loopx` entry
 points, each plugin a module whose only marked hooks are plain implementations of LoopX's own.
+A hook imports only the plugin that answers it: LoopX's distribution declares each built-in
+plugin's events in a second group, `loopx.events` (event = plugin module); when that table names
+the event's plugin, only that plugin is imported and registered. Without a sure table (none
+installed, a name twice, a module that is no built-in plugin, a plugin not registering the
+event) it imports every plugin, as before.
 Otherwise (a third-party plugin, a selection, an unknown name, anything that raises) it returns
 None and the caller asks pluggy, which gives the full answer or the exact error.
 `LOOPX_NO_FAST_PATH=1` turns it off with the lean parsers (cli/entry.py), so tests compare both;
@@ -21,6 +26,7 @@ from __future__ import annotations
 import os
 import sys
 
+from loopx_core.distributions import Groups, other_finder, scan
 from loopx_core.hosts.host import Host
 from loopx_core.hosts.markers import HOOK_NAMES, IMPL_ATTRIBUTE
 from loopx_core.hosts.rules import check_bases, selection, shape_problem
@@ -30,12 +36,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from types import ModuleType
 
-try:  # importlib.machinery's PathFinder itself: the importlib package would load warnings on every hook
-    from _frozen_importlib_external import PathFinder
-except ImportError:  # pragma: no cover - an interpreter without the frozen bootstrap
-    from importlib.machinery import PathFinder
-
 GROUP = "loopx"
+EVENTS = "loopx.events"
+"""The group naming, for each hook event of a built-in host, the plugin module that registers it."""
 DISTRIBUTION = "loopx_kit"
 """LoopX's own distribution (pyproject.toml's project name, normalized as importlib.metadata does)."""
 
@@ -48,9 +51,24 @@ def plain_module(value: str) -> bool:
 
 def event_host(event: str) -> Host | None:
     """The built-in host answering `loopx hook EVENT`, or None when pluggy's registry must be asked."""
-    found = every_host()
-    owners = [h for h in (found or {}).values() if event in h.events]
+    groups = _ours()
+    plugins = None if groups is None else _plugins(groups)
+    if groups is None or plugins is None:
+        return None
+    module = _event_plugin(groups, plugins, event)
+    if module is not None:  # only the plugin the events table names
+        owners = [h for h in (_hosts([module]) or {}).values() if event in h.events]
+        if len(owners) == 1:
+            return owners[0]
+    owners = [h for h in (_hosts(plugins) or {}).values() if event in h.events]
     return owners[0] if len(owners) == 1 else None
+
+
+def event_plugin(event: str) -> str | None:
+    """The one plugin module `event_host(event)` imports, when the events table is sure; else None."""
+    groups = _ours()
+    plugins = None if groups is None else _plugins(groups)
+    return None if groups is None or plugins is None else _event_plugin(groups, plugins, event)
 
 
 def named_host(name: str) -> Host | None:
@@ -61,8 +79,11 @@ def named_host(name: str) -> Host | None:
 def every_host() -> dict[str, Host] | None:
     """Every built-in host by name (sorted, as the registry lists them), or None to ask pluggy."""
     plugins = builtin_entry_points()
-    if plugins is None:
-        return None
+    return None if plugins is None else _hosts(plugins)
+
+
+def _hosts(plugins: list[str]) -> dict[str, Host] | None:
+    """The hosts the plugin modules `plugins` register, checked as the registry checks them; None when unsure."""
     found: dict[str, Host] = {}
 
     def register(host: Host) -> None:
@@ -104,110 +125,48 @@ def _register_hook(module: ModuleType) -> Callable[..., object] | None:
 
 def builtin_entry_points() -> list[str] | None:
     """The plugin modules pluggy would load, in its order, when they are all LoopX's own; else None."""
+    groups = _ours()
+    return None if groups is None else _plugins(groups)
+
+
+def _ours() -> Groups | None:
+    """The entry points of LoopX's own distribution, when it is the only one declaring `loopx` ones
+    (or `loopx.events` ones) and the scan is sure of what pluggy's loading would find; else None."""
     selected, blocked = selection()
     if selected or blocked or os.environ.get("LOOPX_NO_FAST_PATH"):
         return None  # LOOPX_NO_FAST_PATH: everything the general way (tests compare both)
-    if any(
-        getattr(finder, "find_distributions", None) is not None and finder is not PathFinder
-        for finder in sys.meta_path
-    ):
+    if other_finder():
         return None  # a finder that may know distributions this scan does not
-    found = distributions(sys.path)
+    found = scan(sys.path)
     if found is None:
         return None
-    ours = [entries for name, entries in found if name == DISTRIBUTION]
-    if len(ours) != 1 or any(entries for name, entries in found if name != DISTRIBUTION):
+    ours = [groups for name, groups in found if name == DISTRIBUTION]
+    if len(ours) != 1 or any(
+        groups.get(GROUP) or groups.get(EVENTS) for name, groups in found if name != DISTRIBUTION
+    ):
         return None
-    names = [name for name, _ in ours[0]]
-    if len(names) != len(set(names)) or not all(plain_module(value) for _, value in ours[0]):
+    return ours[0]
+
+
+def _plugins(groups: Groups) -> list[str] | None:
+    """The `loopx` entry points' modules, in pluggy's order, when each is a plain module named once."""
+    entries = groups.get(GROUP, [])
+    names = [name for name, _ in entries]
+    if len(names) != len(set(names)) or not all(plain_module(value) for _, value in entries):
         return None  # pluggy would skip a repeated name; `module:attr` is loaded otherwise
-    return [value for _, value in ours[0]]
+    return [value for _, value in entries]
 
 
-def distributions(path: Sequence[object]) -> list[tuple[str, list[tuple[str, str]]]] | None:
-    """Every distribution in the folders of `path` (`*.dist-info`, `*.egg-info`), in importlib.metadata's
-    order: its normalized name and its `loopx` entry points (name, value). None for anything it
-    may read otherwise (a zip, an egg, a file it could not read)."""
-    found: list[tuple[str, list[tuple[str, str]]]] = []
-    for entry in path:
-        if not isinstance(entry, str) or entry.lower().endswith(".egg"):
-            return None
-        folder = entry or "."
-        try:
-            children = os.listdir(folder)
-        except FileNotFoundError:
-            continue
-        except OSError:  # a file (a zip importlib.metadata would open) or an unreadable folder
-            return None
-        prefix = folder if folder.endswith(os.sep) else folder + os.sep  # os.path.join, once a folder
-        for child in children:
-            # Most names are not metadata folders: a one-character test first (this runs for every
-            # name in every folder of sys.path, on every hook).
-            if child[-1:] not in "oO" or child[-5:].lower() != "-info":
-                continue
-            low = child.lower()
-            if not low.endswith((".dist-info", ".egg-info")):
-                continue
-            entries = _group(f"{prefix}{child}{os.sep}entry_points.txt")
-            if entries is None:
-                return None
-            found.append((_normalized(low.rpartition(".")[0].partition("-")[0]), entries))
-    return found
-
-
-def _normalized(name: str) -> str:
-    """A distribution's name as importlib.metadata normalizes it (runs of `-_.` are one `_`)."""
-    if name.isalnum():  # nothing to collapse (most names)
-        return name
-    # re.sub(r"[-_.]+", "-", name).replace("-", "_") without compiling a pattern on every hook
-    name = name.replace("-", "_").replace(".", "_")
-    while "__" in name:
-        name = name.replace("__", "_")
-    return name
+def _event_plugin(groups: Groups, plugins: list[str], event: str) -> str | None:
+    """The plugin module the `loopx.events` table names for `event`: one of `plugins`, the event named once."""
+    table = groups.get(EVENTS)
+    if not table:
+        return None
+    named = [value for name, value in table if name == event]
+    return named[0] if len(named) == 1 and named[0] in plugins else None
 
 
 def entry_points(path: Sequence[object]) -> list[tuple[str, str]] | None:
     """Every `loopx` entry point (name, value) of every distribution in the folders of `path`."""
-    found = distributions(path)
-    return None if found is None else [entry for _, entries in found for entry in entries]
-
-
-def _group(path: str) -> list[tuple[str, str]] | None:
-    """The `loopx` entries of one `entry_points.txt` ([] without the file); None when unsure."""
-    try:  # os.open: most distributions have no entry_points.txt, and io.open costs more to fail
-        fd = os.open(path, os.O_RDONLY)
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    except OSError:
-        return None
-    try:
-        chunks = []
-        while chunk := os.read(fd, 65536):
-            chunks.append(chunk)
-        data = b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    # importlib.metadata's Sectioned reading: stripped lines, `#` comments, `[group]` headers,
-    # `name = value` pairs (a line without `=` in a group is an error for the whole file).
-    entries: list[tuple[str, str]] = []
-    group: str | None = None
-    for line in (raw.strip() for raw in text.splitlines()):
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            group = line.strip("[]")
-            continue
-        if group is None:
-            continue
-        name, equals, value = line.partition("=")
-        if not equals:
-            return None
-        if group == GROUP:
-            entries.append((name.strip(), value.strip()))
-    return entries
+    found = scan(path)
+    return None if found is None else [entry for _, groups in found for entry in groups.get(GROUP, [])]

@@ -23,6 +23,8 @@ from importlib.machinery import PathFinder
 from types import ModuleType
 from typing import Any
 
+from loopx_core.distributions import other_finder, scan
+
 LOADER = "pydantic.plugin._loader"
 GROUP = "pydantic"
 """pydantic's entry-point group (`PYDANTIC_ENTRY_POINT_GROUP`)."""
@@ -42,10 +44,7 @@ def install() -> bool:
 def sure_no_plugin(path: Sequence[object]) -> bool:
     """True when no distribution in the folders of `path` declares a `pydantic` entry point and
     importlib.metadata would read every one of their entry points without an error."""
-    if any(
-        getattr(finder, "find_distributions", None) is not None and finder is not PathFinder
-        for finder in sys.meta_path
-    ):
+    if other_finder():
         return False  # a finder that may know distributions this scan does not
     groups = declared_groups(path)
     return groups is not None and GROUP not in groups
@@ -54,57 +53,8 @@ def sure_no_plugin(path: Sequence[object]) -> bool:
 def declared_groups(path: Sequence[object]) -> set[str] | None:
     """Every entry-point group declared by a distribution in the folders of `path` (`*.dist-info`,
     `*.egg-info`); None for anything importlib.metadata may read otherwise or refuse."""
-    found: set[str] = set()
-    for entry in path:
-        if not isinstance(entry, str) or entry.lower().endswith(".egg"):
-            return None
-        folder = entry or "."
-        try:
-            children = os.listdir(folder)
-        except FileNotFoundError:
-            continue
-        except OSError:  # a file (a zip importlib.metadata would open) or an unreadable folder
-            return None
-        for child in children:
-            low = child.lower()
-            if not low.endswith((".dist-info", ".egg-info")):
-                continue
-            if not low.rpartition(".")[0].partition("-")[0]:
-                return None  # no name in the folder's: importlib.metadata reads its METADATA for one
-            groups = _groups(os.path.join(folder, child, "entry_points.txt"))
-            if groups is None:
-                return None
-            found.update(groups)
-    return found
-
-
-def _groups(path: str) -> set[str] | None:
-    """The groups one `entry_points.txt` declares (none without the file); None when unsure."""
-    try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except (FileNotFoundError, NotADirectoryError):
-        return set()
-    except OSError:
-        return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    # importlib.metadata's Sectioned reading: stripped lines, `#` comments, `[group]` headers
-    # (any group name counts, even one with no entry), `name = value` pairs (a line without
-    # `=` in a group is an error for the whole file, and so for every entry-point lookup).
-    groups: set[str] = set()
-    group: str | None = None
-    for line in (raw.strip() for raw in text.splitlines()):
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            group = line.strip("[]")
-            groups.add(group)
-        elif group is not None and "=" not in line:
-            return None
-    return groups
+    found = scan(path)
+    return None if found is None else {group for _, groups in found for group in groups}
 
 
 class StandIn(ModuleType):

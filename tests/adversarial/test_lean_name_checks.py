@@ -9,6 +9,7 @@ a newline, non-ASCII look-alikes), and that no hook compiles any of them.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import re
 import subprocess
@@ -18,6 +19,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from loopx_core.distributions import normalized
 from loopx_core.hosts import builtin
 from loopx_core.hosts.model import _BASE_NAME, BASE_NAME, is_base_name
 from tests.builders import demo_project
@@ -41,8 +43,9 @@ def test_plain_module_answers_as_its_pattern(value: str) -> None:
 
 
 @given(NAMES)
-def test_normalized_answers_as_importlib_metadatas_substitution(name: str) -> None:
-    assert builtin._normalized(name) == re.sub(r"[-_.]+", "-", name).replace("-", "_")
+def test_normalized_answers_as_importlib_metadatas_normalize(name: str) -> None:
+    assert normalized(name) == importlib.metadata.Prepared.normalize(name)  # type: ignore[attr-defined]
+    assert normalized(name) == re.sub(r"[-_.]+", "-", name).lower().replace("-", "_")
 
 
 _COMPILED = """\
