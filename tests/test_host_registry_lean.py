@@ -398,3 +398,45 @@ def _marked(**options: object) -> object:
 def test_only_a_plain_hook_is_called_without_pluggy(attributes: dict[str, object], taken: bool) -> None:
     """A wrapper, a renamed hook or an implementation of no hook: pluggy treats them its own way."""
     assert (builtin._register_hook(_module(**attributes)) is not None) is taken
+
+
+TABLE: dict[str, str] = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["entry-points"][
+    builtin.EVENTS
+]
+"""pyproject.toml's events table: each built-in hook event and the plugin module registering it."""
+REAL_TABLE = "".join(f"{event} = {module}\n" for event, module in TABLE.items())
+OURS = "[loopx]\n" + "".join(f"{name} = {module}\n" for name, module in PLUGINS.items())
+
+
+@pytest.mark.parametrize(
+    ("table", "named"),
+    [
+        (f"[loopx.events]\n{REAL_TABLE}", TABLE["claude-stop"]),
+        ("", None),  # no table (metadata installed before it): every plugin, as before
+        ("[loopx.events]\n", None),
+        (f"[loopx.events]\n{REAL_TABLE}claude-stop = {TABLE['claude-stop']}\n", None),  # named twice
+        ("[loopx.events]\nclaude-stop = os\n", None),  # a module that is no built-in plugin
+        ("[loopx.events]\nclaude-stop = loopx_codex_app.plugin\n", "loopx_codex_app.plugin"),  # wrong
+    ],
+)
+def test_a_doubtful_events_table_keeps_the_hosts_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table: str, named: str | None
+) -> None:
+    """Whatever the table says, `event_host` answers with the registry's host: a table it is not
+    sure of, or one naming a plugin that does not register the event, imports every plugin."""
+    expected = events(get_plugin_manager())  # imports every plugin, before sys.path is only the site
+    _dist(tmp_path, "loopx_kit", OURS + table)
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    assert builtin.event_plugin("claude-stop") == named
+    for event, full in expected.items():
+        found = builtin.event_host(event)
+        assert found is not None and _same(found, full), event
+    assert builtin.event_host("nope") is None
+
+
+def test_an_events_table_of_another_distribution_goes_to_pluggy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _dist(tmp_path, "orbit_host", "[loopx.events]\nclaude-stop = orbit_host\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert builtin.event_plugin("claude-stop") is None and builtin.event_host("claude-stop") is None

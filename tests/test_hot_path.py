@@ -93,6 +93,15 @@ def test_should_run_reads_every_file_of_a_busy_tick_without_the_floor(root: Path
     assert heavy_imports(root, HOT["quota should-run"][0]) == set()
 
 
+@pytest.mark.parametrize("event", ["claude-stop", "claude-session-start"])
+def test_a_hook_loads_only_the_plugin_of_its_host(root: Path, event: str) -> None:
+    """LoopX's `loopx.events` table names the event's plugin: the other built-in plugins stay unloaded."""
+    ran = probe(root, ["hook", event, *WHO], stdin="{}")
+    assert ran.exit_code == 0
+    assert ran.tops({"loopx_claude_code", "loopx_codex_app", "loopx_dsh"}) == {"loopx_claude_code"}
+    assert "loopx_claude_code.plugin" in ran.modules
+
+
 def test_should_run_imports_no_heavy_modules(root: Path) -> None:
     ran = probe(root, ["quota", "should-run", "-g", "demo", "-a", "builder"])
     assert ran.exit_code == 0 and ran.tops(HEAVY) == set()

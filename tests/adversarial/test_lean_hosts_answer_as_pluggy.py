@@ -8,14 +8,23 @@ at import, a distribution whose entry_points.txt importlib.metadata refuses), bo
 the same bytes and exit with the same code. The other plugins are real distributions (a
 dist-info folder on PYTHONPATH), loaded by pluggy as any other; `LOOPX_NO_FAST_PATH=1` is the
 path through typer and pluggy.
+
+A hook imports only the plugin LoopX's `loopx.events` table names for its event: the table
+says, for each built-in plugin, exactly the events its hosts register (each event once), and
+that lean answer is pluggy's for every event.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
+import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
+from loopx_core.hosts import Host, builtin
+from loopx_core.hosts.manager import events, get_plugin_manager
 from tests.builders import demo_project
 from tests.conftest import run_loopx
 
@@ -119,3 +128,49 @@ def test_lean_and_pluggy_answer_alike(project: Path, tmp_path: Path, setup: str)
     if setup == "nothing else":
         assert answers[0][0] == 0 and '"decision": "block"' in answers[0][1]
         assert answers[3][1].startswith("LoopX heartbeat for goal demo, agent builder.\n")
+
+
+ENTRY_POINTS = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"][
+    "entry-points"
+]
+PLUGINS: dict[str, str] = ENTRY_POINTS[builtin.GROUP]
+TABLE: dict[str, str] = ENTRY_POINTS[builtin.EVENTS]
+
+
+@pytest.fixture
+def lean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No plugin selection and the lean path on, whatever the outer environment says."""
+    monkeypatch.delenv("LOOPX_PLUGINS", raising=False)
+    monkeypatch.delenv("LOOPX_NO_FAST_PATH", raising=False)
+
+
+@pytest.mark.parametrize("plugin", sorted(PLUGINS.values()))
+def test_the_events_table_is_what_each_plugin_registers(plugin: str) -> None:
+    """For each built-in plugin, the events its hosts register are the events the table gives it."""
+    registered: list[Host] = []
+    __import__(plugin)
+    sys.modules[plugin].loopx_register_hosts(register=registered.append)
+    assert sorted(e for h in registered for e in h.events) == sorted(
+        e for e, m in TABLE.items() if m == plugin
+    )
+
+
+def test_no_event_is_named_twice_and_the_installed_table_is_pyprojects() -> None:
+    """The installed metadata is pyproject.toml's (`pip install -e .` after an edit), no event twice."""
+    dist = importlib.metadata.distribution(builtin.DISTRIBUTION)
+    installed = [(ep.name, ep.value) for ep in dist.entry_points if ep.group == builtin.EVENTS]
+    assert len({name for name, _ in installed}) == len(installed)
+    assert dict(installed) == TABLE and set(TABLE.values()) <= set(PLUGINS.values())
+
+
+@pytest.mark.usefixtures("lean_env")
+def test_the_lean_answer_is_pluggys_for_every_event() -> None:
+    """Every event pluggy's registry knows: the lean path imports the table's plugin alone, and its
+    host is the registry's (same class, name, events, bases)."""
+    full = events(get_plugin_manager())
+    assert sorted(full) == sorted(TABLE)
+    for event, host in full.items():
+        assert builtin.event_plugin(event) == TABLE[event]
+        lean = builtin.event_host(event)
+        assert lean is not None and type(lean) is type(host)
+        assert (lean.name, lean.events, lean.bases) == (host.name, host.events, host.bases)
