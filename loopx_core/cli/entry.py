@@ -14,7 +14,7 @@ import os
 import sys
 
 from loopx_core.cli.pipe import READER_GONE as READER_GONE  # where callers have always named it
-from loopx_core.cli.pipe import reader_gone
+from loopx_core.cli.pipe import Output, guard_stdout
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
@@ -131,29 +131,43 @@ def parse_heartbeat(argv: list[str]) -> dict[str, str | None] | None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run `loopx` with `argv` (default: the process arguments)."""
-    args = sys.argv[1:] if argv is None else argv
+    """Run `loopx` with `argv`; by default the process arguments, as the process itself: its
+    stdout guarded (cli/pipe.py: output that cannot be written is one line and exit 1, never a
+    traceback), the hot commands lean at both ends (`_hot`)."""
+    if argv is not None:
+        _main(argv, None)
+        return
+    output = guard_stdout()
+    try:
+        _main(sys.argv[1:], output)
+    except SystemExit as done:
+        raise SystemExit(output.finish(done.code)) from None
+    raise SystemExit(output.finish(0))
+
+
+def _main(args: list[str], output: Output | None) -> None:
+    """Dispatch `args`: a hot command by hand, a settlement command by its table, else typer."""
     if not all(map(str.isascii, args)) or not (os.environ.get("LOOPX_ROOT") or "").isascii():
         _refuse_undecodable(args)  # returns when every word is UTF-8 after all
     lean = not os.environ.get("LOOPX_NO_FAST_PATH")
     fast = parse_fast(args) if lean else None
     if fast is not None:
-        _hot(argv, _should_run, fast)
+        _hot(output, _should_run, fast)
     hook = parse_hook(args) if lean else None
     if hook is not None:
         from loopx_core.cli.hook_cmds import run_hook
 
-        _hot(argv, _exit, run_hook, hook["name"], hook["goal_id"], hook["agent_id"], hook["root"])
+        _hot(output, _exit, run_hook, hook["name"], hook["goal_id"], hook["agent_id"], hook["root"])
     prompt = parse_heartbeat(args) if lean else None
     if prompt is not None:
         from loopx_core.cli.hook_cmds import run_heartbeat_prompt
 
         values = (prompt["goal_id"], prompt["agent_id"], prompt["surface"], prompt["loopx_command"])
-        _hot(argv, _exit, run_heartbeat_prompt, *values)
+        _hot(output, _exit, run_heartbeat_prompt, *values)
     if lean:  # the settlement commands of a turn (cli/lean_settle.py); returns when typer answers
         from loopx_core.cli.lean_settle import dispatch
 
-        dispatch(args, process=argv is None)
+        dispatch(args, process=output is not None)
     try:
         from loopx_core.cli.app import app
     except Exception as error:  # a broken environment (say, metadata pydantic's plugin loader refuses)
@@ -217,21 +231,21 @@ def _refuse_undecodable(args: list[str]) -> None:
     raise SystemExit(1 if hook else 2)  # a hook's usage errors exit 1: hosts read 2 as "block"
 
 
-def _hot(argv: list[str] | None, run: Callable[..., NoReturn], *values: object) -> NoReturn:
+def _hot(output: Output | None, run: Callable[..., NoReturn], *values: object) -> NoReturn:
     """Run a hot command (`run(*values)` ends in `SystemExit`); as the process itself, lean at both ends.
 
-    Only for the console script's own call (`argv` None): a caller that passes `argv` (a test,
-    an embedding program) gets the `SystemExit` and keeps its garbage collector, as before.
+    Only for the console script's own call (`output`, its guarded stdout): a caller that passes
+    `argv` (a test, an embedding program) gets the `SystemExit` and keeps its garbage collector.
     As the process:
     - the cyclic collector stops: a tick lives some 30 ms and builds a few thousand objects
       that form no cycles (a ledger window's events, the goal's todos, the packet), and the
       collector's passes over them (a dozen on a big goal, about 1 ms) free nothing;
     - the process ends once its output is flushed, without the interpreter's teardown (which
       frees every module and object one by one, about 2 ms): unless an exit handler is
-      registered (coverage's, say), the exit code is not a number, or a flush fails, in which
-      case the interpreter exits as it always does (and reports what it always reports).
+      registered (coverage's, say) or the exit code is not a number, in which case the
+      interpreter exits as it always does.
     """
-    if argv is not None:
+    if output is None:
         run(*values)
     import gc
 
@@ -239,43 +253,32 @@ def _hot(argv: list[str] | None, run: Callable[..., NoReturn], *values: object) 
     try:
         run(*values)
     except SystemExit as done:
-        _leave(done)
+        _leave(output.finish(done.code))
     raise AssertionError("a hot command always ends in SystemExit")  # pragma: no cover
 
 
-def _leave(done: SystemExit) -> NoReturn:
-    """Exit with `done`'s code straight after flushing stdout and stderr, when that is safe."""
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:  # what was left to write has no reader
-        done = SystemExit(reader_gone(done.code if isinstance(done.code, int) else 0))
-    except BaseException:  # the interpreter's own exit reports it, as it always did
-        raise done from None
+def _leave(code: object) -> NoReturn:
+    """Exit with `code` (stdout already flushed by `Output.finish`), straight away when that is safe."""
     import atexit
 
     registered = getattr(atexit, "_ncallbacks", None)
-    if not isinstance(done.code, int) or registered is None or registered() != 0:
-        raise done
+    if not isinstance(code, int) or registered is None or registered() != 0:
+        raise SystemExit(code)
     try:
         sys.stderr.flush()
     except BaseException:
-        raise done from None
-    os._exit(done.code)
+        raise SystemExit(code) from None
+    os._exit(code)
 
 
 def _exit(run: Callable[..., int], *values: object) -> NoReturn:
     """Exit with `run(*values)`'s code; an unexpected exception is one internal-error line, as typer's group."""
     try:
         code = run(*values)
-    except BrokenPipeError:
-        code = reader_gone()
     except Exception as error:  # never a traceback (cli/output.py loads only for this)
         from loopx_core.cli.output import report_internal
 
-        try:
-            code = report_internal(error, None)
-        except BrokenPipeError:
-            code = reader_gone()
+        code = report_internal(error, None)
     raise SystemExit(code)
 
 
@@ -296,11 +299,6 @@ def _should_run(fast: dict[str, object]) -> NoReturn:
             fmt,
             current_rrule=fast.get("current_rrule"),  # type: ignore[arg-type]
         )
-    except BrokenPipeError:
-        code = reader_gone()
     except Exception as error:  # the fast path's last line of defence against a traceback
-        try:
-            code = report_internal(error, fmt)
-        except BrokenPipeError:  # the error's JSON goes to stdout, which has no reader either
-            code = reader_gone()
+        code = report_internal(error, fmt)
     raise SystemExit(code)

@@ -216,33 +216,12 @@ def dispatch(argv: list[str], *, process: bool = False) -> None:
     runner = getattr(settle, parsed.command.runner)
     code: object = 0
     try:
-        try:
-            runner(parsed.root, *positional, **values)
-        except SystemExit as refused:  # a refusal: its line is on stderr, its JSON maybe not yet out
-            code = refused.code
-    except BrokenPipeError:  # what reads the answer has gone: one line, as the hot commands say it
-        code = _reader_gone(code)
+        runner(parsed.root, *positional, **values)
+    except SystemExit as refused:  # a refusal: its line is on stderr
+        code = refused.code
     except (EOFError, KeyboardInterrupt):  # as typer's group: click's blank line, then one line
         sys.stderr.write("\nloopx: aborted\n")
         raise SystemExit(1) from None
     except Exception as error:  # as typer's group: one internal-error line, never a traceback
         code = report_internal(error, requested_format(list(argv), None))
-    raise SystemExit(_flushed(code))
-
-
-def _reader_gone(code: object) -> int:
-    from loopx_core.cli.pipe import reader_gone
-
-    return reader_gone(code if isinstance(code, int) else 1)
-
-
-def _flushed(code: object) -> object:
-    """`code`, once stdout is flushed here rather than in the interpreter's exit (which would
-    print a BrokenPipeError's "Exception ignored" block): a closed pipe is `reader_gone`'s line."""
-    import sys
-
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        return _reader_gone(code)
-    return code
+    raise SystemExit(code)  # a closed pipe or a full disk: the guarded stdout (cli/pipe.py) says so at exit
