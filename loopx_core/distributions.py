@@ -65,15 +65,20 @@ def scan(path: Sequence[object]) -> list[tuple[str, Groups]] | None:
             low = child.lower()
             if not low.endswith(_SUFFIXES):
                 continue
-            stem = low.rpartition(".")[0].partition("-")[0]
-            if not stem or not child.endswith(_SUFFIXES) or not low.rpartition(".")[0].strip("."):
+            base = low.rpartition(".")[0]
+            stem = base.partition("-")[0]
+            if not stem or (stem[0] == "." and not base.strip(".")) or not child.endswith(_SUFFIXES):
                 # importlib.metadata names such a distribution from its METADATA, not its folder
                 # (os.path.splitext finds no lower-case suffix, or no name before it)
                 return None
             groups = _entry_points(f"{prefix}{child}{os.sep}entry_points.txt")
             if groups is None:
                 return None
-            by_name.setdefault(normalized(stem), []).append(groups)
+            name = stem if stem.isalnum() else normalized(stem)
+            if name in by_name:
+                by_name[name].append(groups)
+            else:
+                by_name[name] = [groups]
         found.extend((name, groups) for name, every in by_name.items() for groups in every)
     return found
 

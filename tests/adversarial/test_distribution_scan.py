@@ -106,7 +106,11 @@ def _metadata(path: list[str] | None = None) -> list[tuple[str, Groups]]:
     """What importlib.metadata reads on `path` (else sys.path): each distribution's normalized
     name and its entry points by group, in its order."""
     found = []
-    dists = importlib.metadata.distributions(path=path) if path is not None else importlib.metadata.distributions()
+    dists = (
+        importlib.metadata.distributions(path=path)
+        if path is not None
+        else importlib.metadata.distributions()
+    )
     for dist in dists:
         groups: Groups = {}
         for entry in dist.entry_points:
@@ -167,5 +171,7 @@ def test_the_scan_is_unsure_of_what_it_cannot_read(tmp_path: Path) -> None:
 def test_a_group_without_entries_is_declared(tmp_path: Path) -> None:
     info = tmp_path / "tool-1.0.dist-info"
     info.mkdir()
-    (info / "entry_points.txt").write_text("orphan = before.any:header\n[pydantic]\n[loopx]\na = b\n[pydantic]\n")
+    (info / "entry_points.txt").write_text(
+        "orphan = before.any:header\n[pydantic]\n[loopx]\na = b\n[pydantic]\n"
+    )
     assert scan([str(tmp_path)]) == [("tool", {"pydantic": [], "loopx": [("a", "b")]})]
