@@ -10,7 +10,13 @@ import json
 import os
 from itertools import islice
 
-from loopx_core.errors import ConflictError, NotFoundError, SchemaUnsupportedError, StateInvalidError
+from loopx_core.errors import (
+    ConflictError,
+    NotFoundError,
+    SchemaUnsupportedError,
+    StateInvalidError,
+    UsageError,
+)
 from loopx_core.faults import race_window
 from loopx_core.ids import check_id
 from loopx_core.models.constants import SCHEMA_VERSION
@@ -86,9 +92,18 @@ def find_root(explicit: str | os.PathLike[str] | None = None, *, cwd: Path | Non
     from pathlib import Path
 
     chosen = explicit or os.environ.get("LOOPX_ROOT")
-    if chosen:
-        return Path(chosen).expanduser().resolve()
-    start = (cwd or Path.cwd()).resolve()
+    try:
+        if chosen:
+            return Path(chosen).expanduser().resolve()
+        start = (cwd or Path.cwd()).resolve()
+    except FileNotFoundError:  # Path.cwd() in a folder removed under the shell
+        raise UsageError("the current folder no longer exists: cd to the project, or pass --root") from None
+    except RuntimeError:  # a `~user` whose home is unknown, or a symbolic link loop
+        if chosen and os.fspath(chosen).startswith("~") and os.path.expanduser(os.fspath(chosen))[:1] == "~":
+            raise UsageError(
+                "the project root starts with a ~ whose home folder is unknown: give the folder's path"
+            ) from None
+        raise UsageError("the project root's path goes round a loop of symbolic links") from None
     for folder in (start, *start.parents):
         if (folder / STATE_DIR).is_dir():
             return folder
@@ -107,7 +122,10 @@ def find_root_text(explicit: str | None = None, *, cwd: str | None = None) -> st
         expanded = _expanded(os.fspath(chosen))
         found = None if expanded is None else paths.resolved(expanded)
     else:
-        start = paths.resolved(cwd if cwd is not None else os.getcwd())
+        try:
+            start = paths.resolved(cwd if cwd is not None else os.getcwd())
+        except FileNotFoundError:  # the working folder was removed: find_root says so
+            start = None
         found = None if start is None else _holding_state(start)
     if found is not None:
         return found
