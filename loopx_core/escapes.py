@@ -44,3 +44,24 @@ def visible(text: str, *, newlines: bool = True) -> str:
     Ordinary text (printable characters, tabs aside) comes back unchanged.
     """
     return re.sub(_INVISIBLE if newlines else _INVISIBLE_OR_NEWLINE, _escape, text)
+
+
+_UNSEEN_IN_JSON = "[\x7f-\x9f" + _FORMAT + "]"
+"""What `json.dumps(..., ensure_ascii=False)` writes raw and a terminal obeys or hides (json
+escapes the C0 controls itself): DEL, the C1 controls, the format characters and separators."""
+
+
+def json_visible(text: str) -> str:
+    """JSON text with those characters as `\\uXXXX` escapes (surrogate pairs above U+FFFF), as
+    `ensure_ascii` would write them: the same document to a reader, nothing a terminal obeys."""
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return re.sub(_UNSEEN_IN_JSON, _json_escape, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"

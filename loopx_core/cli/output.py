@@ -121,12 +121,19 @@ def dumps(data: Any) -> str:
     """Compact one-line, strictly valid JSON (what a model or script reads every tick).
 
     A non-finite number (`NaN`, `Infinity`) is not JSON: it is refused as an internal error
-    rather than printed, so no reader ever chokes on LoopX output.
+    rather than printed, so no reader ever chokes on LoopX output. Text is UTF-8 as it is, but
+    for what a terminal would obey or hide (C1 controls, bidi overrides, zero-width and other
+    format characters: `escapes.json_visible`), written as `\\uXXXX`: the same document.
     """
     try:
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except ValueError as bad:
         raise LoopxError(f"refusing to print invalid JSON ({bad})") from None
+    if text.isascii() and "\x7f" not in text:
+        return text
+    from loopx_core.escapes import json_visible  # a small module; only for text that is not ASCII
+
+    return json_visible(text)
 
 
 def _blocks(doc: Doc) -> list[Block]:

@@ -246,3 +246,19 @@ def test_visible_escapes_exactly_what_the_running_pythons_unicode_calls_invisibl
             assert visible(char) == char
             continue
         assert (visible(char) != char) == bool(RAW.fullmatch(char)), hex(code)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.recursive(
+        st.text(), lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3)
+    )
+)
+def test_json_output_is_the_same_document_with_nothing_a_terminal_obeys(data: object) -> None:
+    """`--format json` prints UTF-8 as it is, but every control, format character and separator as
+    `\\uXXXX` (json escapes C0 itself): json.loads reads back exactly the data."""
+    from loopx_core.cli.output import dumps
+
+    text = dumps(data)
+    assert json.loads(text) == data
+    assert not RAW.search(text), text
