@@ -192,12 +192,16 @@ def print_human(doc: Doc) -> None:
             console.print(Text(shown(block.empty)))
             continue
         title = Text(shown(block.title, newlines=False)) if block.title else None
+        headers = [shown(h, newlines=False) for h in block.headers]
+        cells = [[Table.cell(v) for v in row] for row in block.rows]
+        room = console.width - 3 * (len(headers) - 1)
+        if not _fits_whole_words(headers, room, cell_len):
+            _print_records(console, title, headers, cells, Text)
+            continue
         table = RichTable(
             box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, title=title, title_justify="left"
         )
-        headers = [shown(h, newlines=False) for h in block.headers]
-        cells = [[Table.cell(v) for v in row] for row in block.rows]
-        widths = _column_widths(headers, cells, console.width - 3 * (len(headers) - 1), cell_len)
+        widths = _column_widths(headers, cells, room, cell_len)
         for index, header in enumerate(headers):
             table.add_column(
                 Text(header, style="bold"), overflow="fold", width=widths[index] if widths else None
@@ -206,6 +210,25 @@ def print_human(doc: Doc) -> None:
             table.add_row(*(Text(cell) for cell in row))
         console.print(table, soft_wrap=False)
     sys.stdout.write("".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines()))
+
+
+def _fits_whole_words(headers: list[str], room: int, length: Callable[[str], int]) -> bool:
+    """Whether the table's header words fit `room` side by side (cells may fold: see
+    `_column_widths`); a terminal narrower than that gets records instead."""
+    return sum(max(1, *map(length, header.split())) for header in headers) <= room
+
+
+def _print_records(console: Any, title: Any, headers: list[str], rows: list[list[str]], text: Any) -> None:
+    """A table too narrow for its header words, as one record a row: `header: value`, the first
+    in bold, the others indented under it (what a terminal of a few dozen columns shows whole)."""
+    if title is not None:
+        console.print(title)
+    for number, row in enumerate(rows):
+        if number:
+            console.print()
+        console.print(text(f"{headers[0]}: {row[0] if row else '-'}", style="bold"))
+        for header, value in zip(headers[1:], row[1:], strict=False):
+            console.print(text(f"  {header}: {value}"))
 
 
 def _column_widths(

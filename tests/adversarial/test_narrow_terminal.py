@@ -93,3 +93,29 @@ def test_status_header_keeps_its_words_at_80_columns(project: Project) -> None:
     } <= words, shown
     assert {"last", "run"} <= words, shown
     assert all(cell_len(line) <= 80 for line in shown), shown
+
+
+@settings(max_examples=100, deadline=None)
+@given(table=st.tuples(st.lists(WORD, min_size=2, max_size=6), st.integers(1, 3)), columns=st.integers(8, 60))
+def test_a_table_too_narrow_for_its_words_is_shown_as_records(
+    table: tuple[list[str], int], columns: int
+) -> None:
+    """Where even the header words cannot fit side by side, each row is a record (`header: value`
+    lines): every word shown whole, in its own row's record."""
+    headers, count = table
+    rows = [[f"{h}{n}" for h in headers] for n in range(count)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COLUMNS", str(columns))
+        patch.setattr(output, "_stdout_is_terminal", lambda: True)
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            output.print_human(output.Table(headers, rows))
+    plain = [strip_styles(line) for line in buffer.getvalue().splitlines()]
+    if sum(map(len, headers)) + 3 * (len(headers) - 1) <= columns:
+        return  # a table: test_no_word_is_broken_at_80_columns says how it folds
+    assert [line for line in plain if line.startswith("  ")] == [
+        f"  {h}: {r[i]}" for r in rows for i, h in enumerate(headers) if i
+    ], plain
+    assert [line for line in plain if line and not line.startswith("  ")] == [
+        f"{headers[0]}: {r[0]}" for r in rows
+    ]
