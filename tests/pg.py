@@ -18,9 +18,15 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import pytest
+
+from tests.conftest import T0
+
+if TYPE_CHECKING:
+    from loopx_core.store.postgres import PostgresStore
 
 DATABASE = "loopx"
 SUPERUSER = "postgres"
@@ -225,3 +231,24 @@ def finish(procs: list[subprocess.Popen[str]], timeout: float = 120) -> list[tup
         out, err = proc.communicate(timeout=timeout)
         results.append((proc.returncode, out, err))
     return results
+
+
+def team_project(root: Path, cluster: Cluster, *, todos: int) -> tuple[str, PostgresStore]:
+    """A fresh schema recorded as `root`'s team store, initialised: goal `g` ("Objective"),
+    agent `builder` (python) and `todos` todos titled `Todo N`; its DSN and the open store (the
+    caller closes it)."""
+    from loopx_core.ops import goals
+    from loopx_core.ops import todos as todo_ops
+    from loopx_core.store.choice import open_target, record
+    from loopx_core.store.postgres import PostgresStore
+
+    dsn = cluster.fresh_schema()
+    store = open_target(root, dsn)
+    assert isinstance(store, PostgresStore)
+    store.init()
+    goals.add_goal(store, "g", "Objective", T0)
+    goals.register_agent(store, "builder", ["python"], T0)
+    for n in range(todos):
+        todo_ops.add_todo(store, "g", f"Todo {n + 1}", T0)
+    record(root, dsn)
+    return dsn, store

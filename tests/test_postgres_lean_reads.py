@@ -22,14 +22,12 @@ from hypothesis import strategies as st
 
 from loopx_core.models import lean
 from loopx_core.models.scheduler import SchedulerState
-from loopx_core.ops import goals, todos
-from loopx_core.store.choice import open_target, record
 from loopx_core.store.lean import for_reading, from_model
 from loopx_core.store.postgres import PostgresStore
 from loopx_core.store.postgres.lean_reads import LeanPostgresReads
 from tests.builders import settle_turn
 from tests.conftest import T0
-from tests.pg import Cluster, cluster_fixture  # noqa: F401  (the session fixture pg_cluster)
+from tests.pg import Cluster, cluster_fixture, team_project  # noqa: F401  (the session fixture pg_cluster)
 from tests.probe import probe
 
 FLOOR = ("pydantic", "pydantic_core", "typer", "click", "jinja2", "rich", "mcp", "pluggy")
@@ -38,17 +36,9 @@ FLOOR = ("pydantic", "pydantic_core", "typer", "click", "jinja2", "rich", "mcp",
 @pytest.fixture
 def team(tmp_path: Path, pg_cluster: Cluster) -> Iterator[tuple[Path, str, PostgresStore]]:
     """A busy team store: a spent turn still open (ledger, journal, run history), a scheduler entry."""
-    dsn = pg_cluster.fresh_schema()
-    store = open_target(tmp_path, dsn)
-    assert isinstance(store, PostgresStore)
-    store.init()
-    goals.add_goal(store, "g", "Objective", T0)
-    goals.register_agent(store, "builder", ["python"], T0)
-    for n in range(3):
-        todos.add_todo(store, "g", f"Todo {n + 1}", T0)
+    dsn, store = team_project(tmp_path, pg_cluster, todos=3)
     settle_turn(store, "builder", "t1")  # type: ignore[arg-type]  # spent, its closeout still open
     store.write_scheduler(SchedulerState.model_validate({"schema_version": 1, "goal_id": "g"}))
-    record(tmp_path, dsn)
     yield tmp_path, dsn, store
     store.close()
 

@@ -31,8 +31,7 @@ from hypothesis import strategies as st
 from psycopg.conninfo import conninfo_to_dict
 
 from loopx_core.models import lean
-from loopx_core.ops import goals, todos
-from loopx_core.store.choice import open_target, record
+from loopx_core.ops import todos
 from loopx_core.store.lean import from_model
 from loopx_core.store.postgres import PostgresStore, libpq, reads
 from loopx_core.store.postgres.common import LIBPQ_OPTIONS
@@ -40,7 +39,7 @@ from loopx_core.store.postgres.lean_reads import LeanPostgresReads
 from loopx_core.store.postgres.schema import LATEST, MIGRATIONS
 from tests.conftest import T0, T0_ISO
 from tests.dsns import DSNS
-from tests.pg import SUPERUSER, Cluster, cluster_fixture, server_bin  # noqa: F401  (the session fixture pg_cluster)
+from tests.pg import SUPERUSER, Cluster, cluster_fixture, server_bin, team_project  # noqa: F401  (the session fixture pg_cluster)
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = settings(
@@ -220,15 +219,7 @@ def test_a_server_notice_is_not_printed(
 @pytest.fixture
 def team(tmp_path: Path, pg_cluster: Cluster) -> Iterator[tuple[Path, str, PostgresStore]]:
     """A team store with goal `g`, agent `builder` and two todos, recorded for the project."""
-    dsn = pg_cluster.fresh_schema()
-    store = open_target(tmp_path, dsn)
-    assert isinstance(store, PostgresStore)
-    store.init()
-    goals.add_goal(store, "g", "Objective", T0)
-    goals.register_agent(store, "builder", ["python"], T0)
-    for n in range(2):
-        todos.add_todo(store, "g", f"Todo {n + 1}", T0)
-    record(tmp_path, dsn)
+    dsn, store = team_project(tmp_path, pg_cluster, todos=2)
     yield tmp_path, dsn, store
     store.close()
 
