@@ -220,7 +220,7 @@ def init(
     store in .loopx/store.json; the password comes from PGPASSWORD, PGPASSFILE or a service.
     """
     from loopx_core.cli.store_cmds import init_store, write_gitignore
-    from loopx_core.store.files import find_root
+    from loopx_core.store.roots import find_root
 
     with reporting(fmt):
         s, created = init_store(find_root((ctx.find_root().obj or {}).get("root")), store_target)

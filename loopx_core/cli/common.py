@@ -12,7 +12,7 @@ from loopx_core.cli.output import Format
 from loopx_core.errors import UsageError
 from loopx_core.store.base import Store
 from loopx_core.store.choice import open_store
-from loopx_core.store.files import find_root
+from loopx_core.store.roots import find_root
 
 GoalId = Annotated[str, typer.Option("--goal-id", "-g", help="Goal id (a-z 0-9 . _ -).", show_default=False)]
 AgentId = Annotated[

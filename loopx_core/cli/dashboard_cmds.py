@@ -41,7 +41,7 @@ def dashboard(
     from loopx_core.dashboard.security import Guard, is_loopback, launch_token
     from loopx_core.dashboard.server import bind, listen_name, serve, url
     from loopx_core.store.choice import open_store
-    from loopx_core.store.files import find_root
+    from loopx_core.store.roots import find_root
 
     with reporting(Format.markdown):
         host = listen_name(host)

@@ -184,7 +184,7 @@ def workflow_skills(
         scope = check_scope(scope)
         from loopx_core.hosts.manager import get_plugin_manager
         from loopx_core.ids import check_id
-        from loopx_core.store.files import find_root
+        from loopx_core.store.roots import find_root
         from loopx_installer.progress import listening
         from loopx_installer.service import Request, run
 

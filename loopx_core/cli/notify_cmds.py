@@ -23,7 +23,7 @@ app = typer.Typer(help="Owner notices: where they go, and sending them now.", no
 
 
 def _root(ctx: typer.Context) -> Path:
-    from loopx_core.store.files import find_root
+    from loopx_core.store.roots import find_root
 
     return find_root((ctx.find_root().obj or {}).get("root"))
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def open_root(root: str | None) -> Store:
     """The project's store, as typer's `common.store` opens it."""
     from loopx_core.store.choice import open_store
-    from loopx_core.store.files import find_root
+    from loopx_core.store.roots import find_root
 
     return open_store(find_root(root))
 

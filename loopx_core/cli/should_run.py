@@ -28,7 +28,7 @@ def run_should_run(
         from loopx_core.host_hints import hint_contributors
         from loopx_core.ops.tick import tick_packet
         from loopx_core.store.choice import open_for_tick
-        from loopx_core.store.files import find_root_text
+        from loopx_core.store.roots import find_root_text
 
         packet = tick_packet(
             open_for_tick(find_root_text(root)),  # a file store's lean reads on string paths: no pathlib

@@ -16,7 +16,8 @@ from loopx_core.cli.output import Format, emit, reporting
 from loopx_core.errors import RefusedError, UsageError
 from loopx_core.store import choice
 from loopx_core.store.base import Store
-from loopx_core.store.files import STATE_DIR, FileStore, find_root
+from loopx_core.store.files import FileStore
+from loopx_core.store.roots import STATE_DIR, find_root
 
 app = typer.Typer(
     help="Where the project's state lives: files, or a PostgreSQL team store.", no_args_is_help=True

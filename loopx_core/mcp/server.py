@@ -30,7 +30,7 @@ from loopx_core.mcp import answers
 from loopx_core.mcp.tools import INSTRUCTIONS, loopx_tools
 from loopx_core.store.base import Store
 from loopx_core.store.choice import open_store
-from loopx_core.store.files import find_root
+from loopx_core.store.roots import find_root
 
 SERVER_NAME = "loopx"
 STRICT_ARGUMENTS = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)

@@ -13,9 +13,10 @@ if TYPE_CHECKING:
 
     from loopx_core.store.base import Store
     from loopx_core.store.choice import open_store
-    from loopx_core.store.files import FileStore, find_root
+    from loopx_core.store.files import FileStore
+    from loopx_core.store.roots import find_root
 
-_HOMES = {"Store": "base", "open_store": "choice", "FileStore": "files", "find_root": "files"}
+_HOMES = {"Store": "base", "open_store": "choice", "FileStore": "files", "find_root": "roots"}
 
 __all__ = ["FileStore", "Store", "find_root", "open_store"]
 

@@ -140,7 +140,7 @@ def open_target(root: Path | str, target: str, *, shared: bool = False) -> Store
 
 
 def open_for_tick(root: str) -> Any:
-    """The store of the project at `root` (`files.find_root_text`'s answer) for a tick: what
+    """The store of the project at `root` (`roots.find_root_text`'s answer) for a tick: what
     `open_store(Path(root))` opens, except that a file store comes as its lean reads over string
     paths (`store.lean.LeanFileStore` on a `FileLayout`), so a tick on files never loads pathlib;
     the team store takes the string root as it is."""

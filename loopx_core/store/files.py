@@ -1,7 +1,8 @@
 """`FileStore`: the embedded store, plain files under `<root>/.loopx/`.
 
 The models (and pydantic) load when a file is first validated or written, not on import:
-`find_root`, the paths and a tick's lean reads (`store.lean`) need none of them.
+the paths and a tick's lean reads (`store.lean`) need none of them. Finding the project's
+root is `store/roots.py`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from loopx_core.errors import (
     NotFoundError,
     SchemaUnsupportedError,
     StateInvalidError,
-    UsageError,
 )
 from loopx_core.faults import race_window
 from loopx_core.ids import check_id
@@ -23,6 +23,7 @@ from loopx_core.models.constants import SCHEMA_VERSION
 from loopx_core.models.identity import check_turn_key
 from loopx_core.store import ledger, paths
 from loopx_core.store.atomic import atomic_write_bytes, explain, fsync_dir, read_model, shown, write_model
+from loopx_core.store.roots import STATE_DIR
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-STATE_DIR = ".loopx"
 REGISTRY_LOCK = "registry"
 GITIGNORE = """\
 # Written by `loopx init`: what of .loopx/ must not be committed (see docs/committing.md).
@@ -85,77 +85,6 @@ def file_lock(path: Path) -> AbstractContextManager[None]:
     from loopx_core.store.lock import file_lock as lock
 
     return lock(path)
-
-
-def find_root(explicit: str | os.PathLike[str] | None = None, *, cwd: Path | None = None) -> Path:
-    """The project root: `explicit`, else `LOOPX_ROOT`, else the nearest folder up holding `.loopx/`."""
-    from pathlib import Path
-
-    chosen = explicit or os.environ.get("LOOPX_ROOT")
-    try:
-        if chosen:
-            return Path(chosen).expanduser().resolve()
-        start = (cwd or Path.cwd()).resolve()
-    except FileNotFoundError:  # Path.cwd() in a folder removed under the shell
-        raise UsageError("the current folder no longer exists: cd to the project, or pass --root") from None
-    except RuntimeError:  # a `~user` whose home is unknown, or a symbolic link loop
-        if chosen and os.fspath(chosen).startswith("~") and os.path.expanduser(os.fspath(chosen))[:1] == "~":
-            raise UsageError(
-                "the project root starts with a ~ whose home folder is unknown: give the folder's path"
-            ) from None
-        raise UsageError("the project root's path goes round a loop of symbolic links") from None
-    for folder in (start, *start.parents):
-        if (folder / STATE_DIR).is_dir():
-            return folder
-    return start
-
-
-def find_root_text(explicit: str | None = None, *, cwd: str | None = None) -> str:
-    """`str(find_root(explicit, cwd=...))`, found with `os` alone when that is sure (store/paths.py).
-
-    A tick's reads take the root as a string and so never import pathlib; anything the string
-    route is unsure of (a `~` it cannot expand, a symlink loop, Windows) is left to `find_root`,
-    which answers or raises as it always did.
-    """
-    chosen = explicit or os.environ.get("LOOPX_ROOT")
-    if chosen:
-        expanded = _expanded(os.fspath(chosen))
-        found = None if expanded is None else paths.resolved(expanded)
-    else:
-        try:
-            start = paths.resolved(cwd if cwd is not None else os.getcwd())
-        except FileNotFoundError:  # the working folder was removed: find_root says so
-            start = None
-        found = None if start is None else _holding_state(start)
-    if found is not None:
-        return found
-    from pathlib import Path
-
-    return str(find_root(explicit, cwd=Path(cwd) if cwd is not None else None))
-
-
-def _expanded(text: str) -> str | None:
-    """`str(Path(text).expanduser())`, or None where pathlib raises (no home directory known)."""
-    clean = paths.pure(text)
-    if not clean.startswith("~"):
-        return clean
-    first, _, rest = clean.partition("/")
-    home = os.path.expanduser(first)
-    if home[:1] == "~":
-        return None
-    return paths.pure(f"{home}/{rest}")
-
-
-def _holding_state(start: str) -> str:
-    """The nearest folder from `start` up that holds `.loopx/`, else `start` (as `find_root` looks)."""
-    folder = start
-    while True:
-        if paths.is_dir(os.path.join(folder, STATE_DIR)):
-            return folder
-        parent = paths.parent_of(folder)
-        if parent == folder:
-            return start
-        folder = parent
 
 
 def not_initialized() -> NotFoundError:

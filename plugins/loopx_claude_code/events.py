@@ -22,8 +22,8 @@ from loopx_core.hosts import HookAnswer, HookCall
 from loopx_core.store import paths
 from loopx_core.store.atomic import atomic_write_bytes
 from loopx_core.store.choice import open_for_tick
-from loopx_core.store.files import STATE_DIR, find_root_text
 from loopx_core.store.lean import for_reading
+from loopx_core.store.roots import STATE_DIR, find_root_text
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:

@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 
 from loopx_core.store import paths
 from loopx_core.store.atomic import shown
-from loopx_core.store.files import STATE_DIR, FileLayout, FileStore, find_root, find_root_text
+from loopx_core.store.files import FileLayout, FileStore
 from loopx_core.store.lean import LeanFileStore
+from loopx_core.store.roots import STATE_DIR, find_root, find_root_text
 
 pytestmark = pytest.mark.skipif(not paths.POSIX, reason="off POSIX store/paths.py asks pathlib itself")
 
