@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING: this runs in every process of a run, a tick's too
+if TYPE_CHECKING:
+    from pathlib import Path
 
 PTH_NAME = "zz_loopx_coverage.pth"  # after coverage's a1_coverage.pth, which handles the easy case
 REQUEST_VARS = ("COVERAGE_PROCESS_START", "COVERAGE_FILE")
@@ -32,9 +35,11 @@ def _ancestor_request() -> dict[str, str]:
     for _ in range(MAX_ANCESTORS):
         if pid <= 1:
             return {}
-        try:
-            environ = Path(f"/proc/{pid}/environ").read_bytes()
-            stat = Path(f"/proc/{pid}/stat").read_text()
+        try:  # open(), not pathlib: a probed tick must not find pathlib loaded by its measurement
+            with open(f"/proc/{pid}/environ", "rb") as file:
+                environ = file.read()
+            with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as file:
+                stat = file.read()
         except OSError:
             return {}
         found = {}
@@ -91,7 +96,7 @@ def boot() -> None:
 
 def pth_line(data_dir: Path) -> str:
     """The one line of the `.pth` file: run this file when the data folder exists."""
-    me = str(Path(__file__).resolve())
+    me = os.path.realpath(__file__)
     return (
         f"import os; os.path.isdir({str(data_dir)!r}) and exec(compile(open({me!r}).read(), {me!r}, 'exec'),"
         " {'__name__': 'loopx_coverage_startup'})\n"
@@ -101,6 +106,7 @@ def pth_line(data_dir: Path) -> str:
 def _site_packages() -> Path:
     """The running interpreter's site-packages folder."""
     import sysconfig
+    from pathlib import Path
 
     return Path(sysconfig.get_paths()["purelib"])
 
@@ -114,6 +120,8 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: coverage_startup.py DATA_DIR | --uninstall", file=sys.stderr)
         return 2
+    from pathlib import Path
+
     line = pth_line(Path(argv[0]).resolve())
     if not target.exists() or target.read_text() != line:
         target.write_text(line)
@@ -123,7 +131,7 @@ def main(argv: list[str]) -> int:
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
 elif __name__ == "loopx_coverage_startup":
-    import contextlib
-
-    with contextlib.suppress(Exception):  # measurement must never change what the measured process does
+    try:  # noqa: SIM105 (no contextlib: a probed tick lists what it loaded)
         boot()
+    except Exception:  # measurement must never change what the measured process does
+        pass
