@@ -86,3 +86,16 @@ def tree(root: Path) -> dict[str, bytes | None]:
         return None if p.is_dir() else p.read_bytes()
 
     return {str(p.relative_to(root)): content(p) for p in sorted(root.rglob("*"))}
+
+
+def distribution(site: Path, name: str, entry_points: str | bytes | None = None) -> Path:
+    """`NAME-1.0.dist-info` in `site`, as pip installs a distribution: its METADATA, and its
+    `entry_points.txt` when given (bytes as they are: a test may hand the scan any bytes)."""
+    info = site / f"{name.replace('-', '_')}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    if isinstance(entry_points, bytes):
+        (info / "entry_points.txt").write_bytes(entry_points)
+    elif entry_points is not None:
+        (info / "entry_points.txt").write_text(entry_points)
+    return info

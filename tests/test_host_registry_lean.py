@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 import loopx_core.hosts
 from loopx_core.hosts import Host, RenderContext, builtin, markers
 from loopx_core.hosts.manager import events, get_plugin_manager, hosts, registry
+from tests.builders import distribution
 
 REPO = Path(__file__).resolve().parents[1]
 PLUGINS: dict[str, str] = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["entry-points"][
@@ -131,16 +132,6 @@ def test_another_metadata_finder_goes_to_pluggy(monkeypatch: pytest.MonkeyPatch)
     assert builtin.builtin_entry_points() is None and builtin.event_host("claude-stop") is None
 
 
-def _dist(site: Path, name: str, entry_points: str | bytes | None) -> None:
-    info = site / f"{name}-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
-    if isinstance(entry_points, bytes):
-        (info / "entry_points.txt").write_bytes(entry_points)
-    elif entry_points is not None:
-        (info / "entry_points.txt").write_text(entry_points)
-
-
 @pytest.mark.parametrize(
     "entry_points",
     [
@@ -155,7 +146,7 @@ def _dist(site: Path, name: str, entry_points: str | bytes | None) -> None:
 def test_another_distribution_goes_to_pluggy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry_points: str | bytes
 ) -> None:
-    _dist(tmp_path, "orbit_host", entry_points)
+    distribution(tmp_path, "orbit_host", entry_points)
     monkeypatch.syspath_prepend(str(tmp_path))
     assert builtin.builtin_entry_points() is None
     assert builtin.event_host("claude-stop") is None and builtin.every_host() is None
@@ -164,8 +155,8 @@ def test_another_distribution_goes_to_pluggy(
 def test_an_unrelated_distribution_keeps_the_lean_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _dist(tmp_path, "tool", "[console_scripts]\ntool = tool:main\n[pytest11]\nx = tool.plugin\n")
-    _dist(tmp_path, "bare", None)
+    distribution(tmp_path, "tool", "[console_scripts]\ntool = tool:main\n[pytest11]\nx = tool.plugin\n")
+    distribution(tmp_path, "bare", None)
     monkeypatch.syspath_prepend(str(tmp_path))
     assert builtin.builtin_entry_points() is not None and builtin.event_host("claude-stop") is not None
 
@@ -212,7 +203,7 @@ def test_the_scan_reads_entry_points_as_importlib_metadata(
     unsure (None) exactly where importlib.metadata fails to read a file."""
     site = tmp_path_factory.mktemp("site")
     for index, (name, text) in enumerate(dists):
-        _dist(site, f"{name}{index}", text)
+        distribution(site, f"{name}{index}", text)
     try:
         expected: list[tuple[str, str]] | None = sorted(_metadata_entry_points([str(site)]))
     except Exception:  # pluggy's loading would fail the same way
@@ -357,7 +348,7 @@ def test_a_lean_hosts_packet_hints_are_the_registrys(surface: str, hint: dict[st
 def test_the_builtin_entry_points_are_plain_modules_of_loopxs_distribution(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry_points: str, expected: list[str] | None
 ) -> None:
-    _dist(tmp_path, "loopx_kit", entry_points)
+    distribution(tmp_path, "loopx_kit", entry_points)
     monkeypatch.setattr(sys, "path", [str(tmp_path)])
     assert builtin.builtin_entry_points() == expected
 
@@ -425,7 +416,7 @@ def test_a_doubtful_events_table_keeps_the_hosts_answer(
     """Whatever the table says, `event_host` answers with the registry's host: a table it is not
     sure of, or one naming a plugin that does not register the event, imports every plugin."""
     expected = events(get_plugin_manager())  # imports every plugin, before sys.path is only the site
-    _dist(tmp_path, "loopx_kit", OURS + table)
+    distribution(tmp_path, "loopx_kit", OURS + table)
     monkeypatch.setattr(sys, "path", [str(tmp_path)])
     assert builtin.event_plugin("claude-stop") == named
     for event, full in expected.items():
@@ -437,6 +428,6 @@ def test_a_doubtful_events_table_keeps_the_hosts_answer(
 def test_an_events_table_of_another_distribution_goes_to_pluggy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _dist(tmp_path, "orbit_host", "[loopx.events]\nclaude-stop = orbit_host\n")
+    distribution(tmp_path, "orbit_host", "[loopx.events]\nclaude-stop = orbit_host\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert builtin.event_plugin("claude-stop") is None and builtin.event_host("claude-stop") is None

@@ -24,6 +24,7 @@ from loopx_core.errors import UsageError
 from loopx_core.hosts.manager import get_plugin_manager, hosts
 from loopx_installer import service
 from loopx_installer.service import Request
+from tests.builders import distribution
 from tests.conftest import run_loopx
 
 PLUGIN = '''
@@ -81,10 +82,7 @@ def site(tmp_path: Path) -> Path:
     (package / "plugin.py").write_text(PLUGIN)
     for name, text in TEMPLATES.items():
         (package / "templates" / name).write_text(text)
-    info = root / "orbit_host-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: orbit-host\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[loopx]\norbit-ide = orbit_host.plugin\n")
+    distribution(root, "orbit-host", "[loopx]\norbit-ide = orbit_host.plugin\n")
     return root
 
 

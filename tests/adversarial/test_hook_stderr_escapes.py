@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from loopx_core.cli.hook_cmds import one_line
 from loopx_core.escapes import visible
+from tests.builders import distribution
 from tests.conftest import Cli
 
 RAW = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
@@ -94,10 +95,7 @@ def noisy(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPa
     """`cli` with the noisy plugin installed as a distribution."""
     site = tmp_path_factory.mktemp("site")
     (site / "noisy_host.py").write_text(PLUGIN)
-    info = site / "noisy_host-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: noisy-host\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[loopx]\nnoisy-ide = noisy_host\n")
+    distribution(site, "noisy-host", "[loopx]\nnoisy-ide = noisy_host\n")
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.delitem(sys.modules, "noisy_host", raising=False)
     monkeypatch.setenv("NOISY_TEXT", str(site / "said.json"))

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.builders import distribution
 from tests.conftest import Cli
 
 PLUGIN = """
@@ -103,10 +104,7 @@ def broken(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyP
     """`cli` with the broken plugin installed as a distribution, and a goal and an agent to ask about."""
     site = tmp_path_factory.mktemp("site")
     (site / "broken_host.py").write_text(PLUGIN)
-    info = site / "broken_host-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-host\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[loopx]\nbroken-ide = broken_host\n")
+    distribution(site, "broken-host", "[loopx]\nbroken-ide = broken_host\n")
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.delitem(sys.modules, "broken_host", raising=False)
     for args in (

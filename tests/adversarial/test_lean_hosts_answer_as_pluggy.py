@@ -25,7 +25,7 @@ import pytest
 
 from loopx_core.hosts import Host, builtin
 from loopx_core.hosts.manager import events, get_plugin_manager
-from tests.builders import demo_project
+from tests.builders import demo_project, distribution
 from tests.conftest import run_loopx
 
 HOST = """
@@ -91,10 +91,7 @@ def _site(folder: Path, source: str, entry_points: str) -> Path:
     folder.mkdir()
     if source or entry_points:
         (folder / "orbit_host.py").write_text(source)
-        info = folder / "orbit_host-1.0.dist-info"
-        info.mkdir()
-        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: orbit-host\nVersion: 1.0\n")
-        (info / "entry_points.txt").write_text(f"[loopx]\n{entry_points}\n")
+        distribution(folder, "orbit-host", f"[loopx]\n{entry_points}\n")
     return folder
 
 
