@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import os
 import re
-from typing import NamedTuple
+
+from loopx_core.models.record import Record
 
 VALUE, MANY, FLAG, INT, FLOAT, FORMAT = "value", "many", "flag", "int", "float", "format"
 """Option kinds: one string, a repeatable string, a bare flag, an integer, a number, `--format`."""
@@ -26,7 +27,7 @@ _COMPLETE_VAR = "_LOOPX_COMPLETE"
 """Set when a shell asks typer for completions: typer answers those."""
 
 
-class Command(NamedTuple):
+class Command(Record):
     """A lean command: its words after `loopx`, its runner in cli/settle.py, its options."""
 
     path: tuple[str, ...]
@@ -120,7 +121,7 @@ COMMANDS = (
 """Every lean settlement command; a new one is a row here and a runner in cli/settle.py."""
 
 
-class Parsed(NamedTuple):
+class Parsed(Record):
     """A command line the lean entry answers: the command, `--root` and the options' values."""
 
     command: Command

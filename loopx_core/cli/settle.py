@@ -10,12 +10,13 @@ LoopX error is printed and exits with its code (`reporting`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from loopx_core.cli.output import Format, emit, reporting
 from loopx_core.clock import now
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    from typing import Any
+
     from loopx_core.store.base import Store
 
 
@@ -262,4 +263,6 @@ def run_complete(
         todo = todos.complete_todo(
             open_root(root), goal_id, todo_id, now(), agent_id=agent_id, evidence=evidence
         )
-        emit(todo.model_dump(mode="json", exclude_none=True), fmt, f"Completed todo {todo.todo_id}")
+        from loopx_core.models.twins import to_json
+
+        emit(to_json(todo, exclude_none=True), fmt, f"Completed todo {todo.todo_id}")

@@ -13,13 +13,23 @@ algebra, not an executor.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, NamedTuple
 
 from loopx_core.errors import SettlementError
 from loopx_core.kernel.plan import SettlementPlan, SettlementStep, StepKind, build_plan
-from loopx_core.models.identity import SettlementIdentity
+from loopx_core.models.record import Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from loopx_core.models.identity import SettlementIdentity
+
+    Step = Callable[["SettlementResult"], "SettlementResult"]
+else:
+    Step = "Callable[[SettlementResult], SettlementResult]"
+    """A step's type, for hints: its text at run time, so typing is not imported for it."""
 
 __all__ = [
     "FailureKind",
@@ -51,7 +61,7 @@ class FailureKind(StrEnum):
     LEASE_LOST = "lease_lost"
 
 
-class SettlementReceipt(NamedTuple):
+class SettlementReceipt(Record):
     """Proof that a step committed; `replayed` when it was found, not performed, this time."""
 
     step: str
@@ -71,7 +81,7 @@ class SettlementReceipt(NamedTuple):
         }
 
 
-class SettlementFailure(NamedTuple):
+class SettlementFailure(Record):
     """A typed refusal: its kind survives every later step."""
 
     kind: FailureKind
@@ -88,7 +98,7 @@ class SettlementFailure(NamedTuple):
         raise SettlementError(str(self.kind), self.message, step=self.step)
 
 
-class SettlementResult(NamedTuple):
+class SettlementResult(Record):
     """The accumulated outcome: receipts in order, externally visible effects, a failure or none."""
 
     identity: SettlementIdentity
@@ -130,9 +140,6 @@ class SettlementResult(NamedTuple):
             "effects": list(self.effects),
             "failure": self.failure.to_json() if self.failure else None,
         }
-
-
-Step = Callable[[SettlementResult], SettlementResult]
 
 
 def noop(result: SettlementResult) -> SettlementResult:

@@ -9,7 +9,7 @@ from loopx_core.ids import check_id
 from loopx_core.models import Gate, GoalState, WaitingOn
 from loopx_core.models.domain import InputTime, Minutes, Time, check, check_optional
 from loopx_core.models.goal import GateKind
-from loopx_core.ops.goals import require_goal
+from loopx_core.ops.require import require_goal
 from loopx_core.store.base import Store
 
 

@@ -6,10 +6,11 @@ from datetime import datetime
 from typing import Any, get_type_hints
 
 from loopx_core import faults
-from loopx_core.errors import ConflictError, LoopxError, NotFoundError, SettlementError, UsageError
+from loopx_core.errors import ConflictError, LoopxError, UsageError
 from loopx_core.ids import check_id
 from loopx_core.models import SCHEMA_VERSION, AgentEntry, GoalEntry, GoalState, QuotaPolicy, Registry
 from loopx_core.models.domain import Minutes, NoProgressLimit, check, check_optional
+from loopx_core.ops.require import require_agent, require_goal
 from loopx_core.store.base import Store
 
 MOVES: dict[str, frozenset[str]] = {
@@ -50,39 +51,6 @@ def _check_text(option: str, value: str) -> None:
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise UsageError(f"{option} {value!r} is not valid UTF-8 text") from None
-
-
-def require_goal(registry: Registry, goal_id: str) -> GoalEntry:
-    """The goal's registry entry, or a `NotFoundError` that says how to create it."""
-    check_id("goal", goal_id)
-    goal = registry.goals.get(goal_id)
-    if goal is None:
-        raise NotFoundError(f"goal {goal_id!r} not found (see `loopx goal list`)")
-    return goal
-
-
-def require_agent(registry: Registry, agent_id: str) -> AgentEntry:
-    """The agent's registry entry, or a `NotFoundError` that says how to register it."""
-    check_id("agent", agent_id)
-    agent = registry.agents.get(agent_id)
-    if agent is None:
-        raise NotFoundError(
-            f"agent {agent_id!r} is not registered: run `loopx agent register --agent-id {agent_id}`"
-        )
-    return agent
-
-
-def require_worker(registry: Registry, agent_id: str) -> AgentEntry:
-    """The agent's entry if it may take work: a monitor-only agent is refused (permission_denied)."""
-    agent = require_agent(registry, agent_id)
-    if agent.monitor_only:
-        raise SettlementError(
-            "permission_denied",
-            f"agent {agent_id!r} is monitor-only: it observes and polls, never takes work "
-            f"(`loopx agent register --agent-id {agent_id} --takes-work` changes that)",
-            step="validation",
-        )
-    return agent
 
 
 def policy_from(base: QuotaPolicy, **changes: float | None) -> QuotaPolicy:

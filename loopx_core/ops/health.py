@@ -22,7 +22,7 @@ from loopx_core.clock import iso
 from loopx_core.errors import NotFoundError, StateInvalidError, UsageError
 from loopx_core.ids import check_id, shown_value
 from loopx_core.models import GoalState, HealthFinding, Registry
-from loopx_core.ops.goals import require_goal
+from loopx_core.ops.require import require_goal
 from loopx_core.store.base import Store
 from loopx_core.store.files import STATE_DIR
 

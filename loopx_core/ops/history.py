@@ -26,7 +26,7 @@ def history(
 ) -> list[dict[str, Any]]:
     """The newest `limit` runs matching the filters, newest first, each with its goal id."""
     from loopx_core.models.domain import Count, check
-    from loopx_core.ops.goals import require_goal
+    from loopx_core.ops.require import require_goal
 
     limit = check("--limit", Count, limit)
     for kind, value in (("agent", agent_id), ("todo", todo_id)):

@@ -8,15 +8,21 @@ state the write changes.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from loopx_core.decide import scope
 from loopx_core.decide.scope import lease_lost
 from loopx_core.errors import ConflictError, NotFoundError
-from loopx_core.kernel.algebra import FailureKind, SettlementReceipt, SettlementResult, Step, compose
-from loopx_core.models import GoalState, Todo
-from loopx_core.models.identity import SettlementIdentity
-from loopx_core.store.base import Store
+from loopx_core.kernel.algebra import FailureKind, SettlementReceipt, SettlementResult, compose
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from loopx_core.kernel.algebra import Step
+    from loopx_core.models import GoalState, Todo
+    from loopx_core.models.identity import SettlementIdentity
+    from loopx_core.store.base import Store
 
 DEFAULT_LEASE_MINUTES = 30.0
 """A todo lease's length unless the claim or turn says otherwise."""

@@ -14,7 +14,7 @@ from pathlib import Path
 from loopx_core.errors import UsageError
 from loopx_core.ids import check_id
 from loopx_core.models.scheduler import SchedulerEntry, SchedulerState
-from loopx_core.ops.goals import require_agent, require_goal
+from loopx_core.ops.require import require_agent, require_goal
 from loopx_core.store.base import Store
 from loopx_core.store.files import FileStore
 

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
-
 from loopx_core.errors import NotFoundError, RefusedError
 from loopx_core.ids import check_id
-from loopx_core.models import SCHEMA_VERSION, LedgerEvent
-from loopx_core.models.domain import MinutesOrZero, Slots, check_optional
+from loopx_core.models.constants import SCHEMA_VERSION
 from loopx_core.models.record import Record
-from loopx_core.ops.goals import require_agent, require_goal
+from loopx_core.models.twins import check_optional, models, to_json
+from loopx_core.ops.require import require_agent, require_goal
 from loopx_core.quota import charge_slots, compute_usage, lookback
-from loopx_core.store.base import Store
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any
+
+    from loopx_core.models import LedgerEvent
+    from loopx_core.store.base import Store
 
 
 class SpendResult(Record):
@@ -25,7 +29,7 @@ class SpendResult(Record):
         """The result as JSON data."""
         return {
             "replayed": self.replayed,
-            "event": self.event.model_dump(mode="json", exclude_none=True),
+            "event": to_json(self.event, exclude_none=True),
         }
 
 
@@ -58,8 +62,8 @@ def spend(
     require_agent(registry, agent_id)
     if todo_id is not None:
         check_id("todo", todo_id)
-    slots = check_optional("--slots", Slots, slots)
-    minutes = check_optional("--minutes", MinutesOrZero, minutes)
+    slots = check_optional("--slots", "Slots", slots)
+    minutes = check_optional("--minutes", "MinutesOrZero", minutes)
     duration = _duration(store, goal_id, agent_id, todo_id, now, minutes, started_at)
     charged = slots if slots is not None else charge_slots(goal.quota, duration or 0.0)
 
@@ -68,7 +72,7 @@ def spend(
             earlier = store.spend_receipt(goal_id, turn_instance_id)
             if earlier is not None:
                 raise _AlreadyRecorded(earlier)
-        return LedgerEvent(
+        return models(store).LedgerEvent(
             schema_version=SCHEMA_VERSION,
             event_id=f"ev-{seq}",
             seq=seq,
@@ -131,7 +135,7 @@ def void(
                 f"event {event_id!r} is a {target.kind}, only spends can be voided",
                 code="not_a_spend",
             )
-        return LedgerEvent(
+        return models(store).LedgerEvent(
             schema_version=SCHEMA_VERSION,
             event_id=f"ev-{seq}",
             seq=seq,
@@ -161,7 +165,7 @@ def quota_status(store: Store, goal_id: str, now: datetime) -> dict[str, Any]:
     released = usage.released_at()
     return {
         "goal_id": goal_id,
-        "policy": goal.quota.model_dump(mode="json"),
+        "policy": to_json(goal.quota),
         "allowed_slots": usage.allowed_slots,
         "spent_slots": usage.spent_slots,
         "remaining_slots": usage.remaining_slots,

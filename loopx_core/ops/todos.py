@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Literal
-
 from loopx_core.decide import scope
 from loopx_core.errors import ConflictError, LoopxError, NotFoundError, RefusedError, UsageError
 from loopx_core.ids import check_id
-from loopx_core.models import GoalState, Todo
-from loopx_core.models.domain import Minutes, Priority, check, check_optional
 from loopx_core.models.identity import SettlementIdentity
-from loopx_core.ops.goals import require_goal, require_worker
+from loopx_core.models.twins import check, check_optional, models
 from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, lease_todo
-from loopx_core.store.base import Store
+from loopx_core.ops.require import require_goal, require_worker
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Literal
+
+    from loopx_core.models import GoalState, Todo
+    from loopx_core.store.base import Store
 
 
 def require_todo(state: GoalState, todo_id: str) -> Todo:
@@ -44,7 +47,7 @@ def add_todo(
     require_goal(registry, goal_id)
     if not title.strip():
         raise UsageError("a todo needs a non-empty --title")
-    priority = check("--priority", Priority, priority)
+    priority = check("--priority", "Priority", priority)
     for kind_name, agent in [("bound", bound_agent), ("blocks", blocks_agent)] + [
         ("excluded", a) for a in excluded_agents or []
     ]:
@@ -62,7 +65,7 @@ def add_todo(
             state.next_todo_number += 1
         elif state.todo(chosen) is not None:
             raise ConflictError(f"todo {chosen!r} already exists in goal {goal_id!r}")
-        todo = Todo(
+        todo = models(store).Todo(
             todo_id=chosen,
             title=title.strip(),
             kind=kind,
@@ -102,7 +105,7 @@ def update_todo(
     check_id("todo", todo_id)
     if title is not None and not title.strip():
         raise UsageError("--title must not be empty")
-    priority = check_optional("--priority", Priority, priority)
+    priority = check_optional("--priority", "Priority", priority)
     agents = {"bound": bound_agent, "blocks": blocks_agent}
     for kind_name, agent in [*agents.items(), *(("excluded", a) for a in excluded_agents or [])]:
         if agent:
@@ -161,7 +164,7 @@ def claim_todo(
 
     require_worker(store.read_registry(), agent_id)
     check_id("todo", todo_id)
-    lease_minutes = check("--lease-minutes", Minutes, lease_minutes)
+    lease_minutes = check("--lease-minutes", "Minutes", lease_minutes)
     identity = SettlementIdentity(goal_id, agent_id, todo_id, turn_instance_id=f"lease-{now.timestamp():.0f}")
     result = lease_todo(store, identity, now, lease_minutes=lease_minutes)
     if result.failure is not None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
-
 from loopx_core.clock import iso
+from loopx_core.models.twins import models
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any
+
     from loopx_core.store.base import Store
 
 
@@ -18,9 +20,7 @@ def run_id_for(effect_id: str) -> str:
 
 def write_run(store: Store, record: dict[str, Any], at: datetime) -> None:
     """Store the run record (JSON and Markdown) and index it in the history once (goal lock held)."""
-    from loopx_core.models.runs import RunIndexEntry  # here: only a writeback builds its model
-
-    entry = RunIndexEntry(
+    entry = models(store).RunIndexEntry(
         schema_version=1,
         run_id=record["run_id"],
         at=iso(at),

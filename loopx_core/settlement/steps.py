@@ -8,53 +8,74 @@ steps; they differ only in who calls them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
-
 from loopx_core import faults as fault
 from loopx_core.clock import iso
 from loopx_core.decide.scope import lease_lost
-from loopx_core.kernel.algebra import FailureKind, SettlementReceipt, SettlementResult, Step, StepKind
-from loopx_core.models import GoalState
-from loopx_core.models.journal import TurnJournal
-from loopx_core.ops import gates
+from loopx_core.kernel.algebra import FailureKind, SettlementReceipt, SettlementResult, StepKind
 from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, SETTLED_HOLD_MINUTES, hold_lease
 from loopx_core.quota import charge_slots, compute_usage, lookback
 from loopx_core.settlement import runlog
-from loopx_core.store.base import Store
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from datetime import datetime
+    from typing import Any
+
+    from loopx_core.kernel.algebra import Step
+    from loopx_core.models import GoalState
+    from loopx_core.models.journal import TurnJournal
     from loopx_core.models.runs import Progress
+    from loopx_core.store.base import Store
 
-Outcome = tuple[dict[str, Any], str | None] | tuple[FailureKind, str]
-"""A performed step's (receipt detail, visible effect), or a (failure kind, message)."""
+    Outcome = tuple[dict[str, Any], str | None] | tuple[FailureKind, str]
+    """A performed step's (receipt detail, visible effect), or a (failure kind, message)."""
 
 
-@dataclass
 class TurnContext:
-    """Who settles which turn, when, and with what (the arguments of the CLI commands)."""
+    """Who settles which turn, when, and with what (the arguments of the CLI commands).
 
-    store: Store
-    goal_id: str
-    agent_id: str
-    turn_key: str
-    clock: Callable[[], datetime]
-    todo_id: str | None = None
-    summary: str = ""
-    evidence: list[str] = field(default_factory=list)
-    validation_passed: bool | None = None
-    validation_command: str | None = None
-    changed_files: list[str] = field(default_factory=list)
-    slots: int | None = None
-    no_followup: bool = False
-    validation_ran: tuple[bool, dict[str, Any]] | None = None
-    """The validation command's verdict once it ran (a writeback runs it before journaling anything)."""
-    no_progress: str | None = None
-    """The agent's own word that the turn advanced nothing, and why (`--no-progress REASON`)."""
-    release_on_commit: bool = True
-    """Free the agent's open-turn slot at commit (the driver frees it after finishing the todo)."""
+    A plain class, not a dataclass: `dataclasses` imports `inspect`, 3 ms of every command.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        goal_id: str,
+        agent_id: str,
+        turn_key: str,
+        clock: Callable[[], datetime],
+        todo_id: str | None = None,
+        summary: str = "",
+        evidence: list[str] | None = None,
+        validation_passed: bool | None = None,
+        validation_command: str | None = None,
+        changed_files: list[str] | None = None,
+        slots: int | None = None,
+        no_followup: bool = False,
+        validation_ran: tuple[bool, dict[str, Any]] | None = None,
+        no_progress: str | None = None,
+        release_on_commit: bool = True,
+    ) -> None:
+        self.store = store
+        self.goal_id = goal_id
+        self.agent_id = agent_id
+        self.turn_key = turn_key
+        self.clock = clock
+        self.todo_id = todo_id
+        self.summary = summary
+        self.evidence: list[str] = [] if evidence is None else evidence
+        self.validation_passed = validation_passed
+        self.validation_command = validation_command
+        self.changed_files: list[str] = [] if changed_files is None else changed_files
+        self.slots = slots
+        self.no_followup = no_followup
+        self.validation_ran = validation_ran
+        """The validation command's verdict once it ran (a writeback runs it before journaling anything)."""
+        self.no_progress = no_progress
+        """The agent's own word that the turn advanced nothing, and why (`--no-progress REASON`)."""
+        self.release_on_commit = release_on_commit
+        """Free the agent's open-turn slot at commit (the driver frees it after finishing the todo)."""
 
 
 def guard(ctx: TurnContext, journal: TurnJournal) -> tuple[FailureKind, str] | None:
@@ -263,6 +284,8 @@ def tally_progress(
 
     streak = store.update_goal(goal_id, count)
     if kind == "none" and streak >= limit:
+        from loopx_core.ops import gates  # here: only a loop that advanced nothing opens a gate
+
         gates.open_gate(
             store,
             goal_id,

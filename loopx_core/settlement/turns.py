@@ -6,22 +6,25 @@ packet (settlement.results).
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
-
 from loopx_core.decide.scope import lease_lost
 from loopx_core.errors import ConflictError, NotFoundError, RefusedError, SettlementError
 from loopx_core.kernel.algebra import SettlementResult, StepKind, compose
 from loopx_core.kernel.results import BASE_PLAN, turn_result
-from loopx_core.models.domain import Minutes, check
 from loopx_core.models.identity import SettlementIdentity, replan_obligation_id, turn_instance_id
-from loopx_core.models.journal import TurnJournal
-from loopx_core.ops.goals import require_goal, require_worker
+from loopx_core.models.twins import check, models, to_json
 from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, hold_lease, lease_todo
+from loopx_core.ops.require import require_goal, require_worker
 from loopx_core.quota import compute_usage, lookback
 from loopx_core.settlement.runlog import run_id_for
 from loopx_core.settlement.steps import STEP_BUILDERS, TurnContext, guard, run_validation
-from loopx_core.store.base import Store
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any
+
+    from loopx_core.models.journal import TurnJournal
+    from loopx_core.store.base import Store
 
 
 def begin_turn(
@@ -39,7 +42,7 @@ def begin_turn(
 
     A retried begin finds the agent's open turn for the same subject and changes nothing.
     """
-    lease_minutes = check("--lease-minutes", Minutes, lease_minutes)
+    lease_minutes = check("--lease-minutes", "Minutes", lease_minutes)
     registry = store.read_registry()
     goal = require_goal(registry, goal_id)
     require_worker(registry, agent_id)
@@ -73,7 +76,7 @@ def begin_turn(
             lease = lease_todo(store, identity, now, lease_minutes=lease_minutes)
             if lease.failure is not None:
                 lease.failure.raise_error()
-        journal = TurnJournal(
+        journal = models(store).TurnJournal(
             schema_version=1,
             turn_key=identity.turn_key,
             goal_id=goal_id,
@@ -216,13 +219,13 @@ def renew_turn_lease(
         if identity.todo_id is None:
             return None
         minutes = check(
-            "--lease-minutes", Minutes, lease_minutes or journal.lease_minutes or DEFAULT_LEASE_MINUTES
+            "--lease-minutes", "Minutes", lease_minutes or journal.lease_minutes or DEFAULT_LEASE_MINUTES
         )
         lost = hold_lease(store, identity, now, lease_minutes=minutes)
         if lost:
             raise SettlementError(str(lost[0]), lost[1], step="renew")
         todo = store.read_goal(goal_id).todo(identity.todo_id)
-        return todo.model_dump(mode="json", exclude_none=True) if todo else None
+        return to_json(todo, exclude_none=True) if todo else None
 
 
 def mark_failed(store: Store, journal: TurnJournal, failure: dict[str, str], now: datetime) -> None:
