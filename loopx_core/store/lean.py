@@ -65,6 +65,11 @@ def _parse_document(data: bytes, name: str, *, where: str, what: str) -> Any:
 _LINE_PATTERNS: dict[str, re.Pattern[str]] = {}
 
 
+def parse_event(path: Path | str, line: bytes, root: Path | str | None) -> Any:
+    """One ledger line as a lean `LedgerEvent`: `ledger.parse_event`'s answer and errors, leaner."""
+    return parse(line, "LedgerEvent", where=shown(path, root), what="a line of the ledger")
+
+
 def _line_form(name: str) -> tuple[Callable[[str], Any], Callable[[tuple[Any, ...]], Any]]:
     """The compiled regex's `fullmatch` and the builder of `name`'s canonical line (compiled once)."""
     pattern, build = lean.LINE_FORMS[name]

@@ -6,37 +6,133 @@ indexed run starts. A lookup first catches up on lines appended since (a crash b
 append and the index write leaves at most those), so a retry finds its receipt however
 long ago its turn ran, without reading back through the ledger. A missing or damaged index
 is rebuilt from the files it indexes; one of a newer schema is refused like any state file.
+
+No pydantic on the common path: the index is read into a plain `Index` when the standard
+library is sure of it, and written as the bytes `ReceiptIndex.model_dump_json(indent=2)` gives
+(tests/adversarial/test_lean_receipt_index.py); anything else is `ReceiptIndex`'s to judge.
+The ledger's lines are read as pydantic `LedgerEvent`s, or (`Sources.lean`, the settlement
+store) as their lean twins through `store.lean`, with pydantic judging any doubt.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Literal
-
-from pydantic import Field
 
 from loopx_core.errors import NotFoundError, SchemaUnsupportedError, StateInvalidError
-from loopx_core.models.common import StrictModel
-from loopx_core.models.ledger import LedgerEvent
+from loopx_core.models.lean_runtime import Doubt, loads
 from loopx_core.models.record import Record
-from loopx_core.store.atomic import read_model, shown, version_shown, write_model
+from loopx_core.store.atomic import atomic_write_bytes, read_bytes, read_model, shown, version_shown
 from loopx_core.store.ledger import parse_event, unreadable
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from pathlib import Path
+    from typing import Any
 
-class ReceiptIndex(StrictModel):
-    """Offsets of receipt lines in the ledger and the run history, and how far each was read."""
 
-    schema_version: Literal[1]
-    ledger_offset: int = Field(default=0, ge=0)
-    runs_offset: int = Field(default=0, ge=0)
-    spends: dict[str, int] = Field(default_factory=dict)
-    """Turn instance id -> offset of its spend line in `events.jsonl`."""
-    voids: dict[str, int] = Field(default_factory=dict)
-    """Voided event id -> offset of the void line."""
-    runs: dict[str, int] = Field(default_factory=dict)
-    """Run id -> offset of its line in `runs/index.jsonl`."""
+_WHAT = "receipt index"
+_NAMES = frozenset(("schema_version", "ledger_offset", "runs_offset", "spends", "voids", "runs"))
+_BIG = 2**53
+"""Beyond this an integer is left to pydantic (the standard library reads any size)."""
+
+
+def __getattr__(name: str) -> Any:
+    """`ReceiptIndex`, the pydantic model of the file, loaded on first use."""
+    if name != "ReceiptIndex":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from loopx_core.store.receipt_index import ReceiptIndex
+
+    return ReceiptIndex
+
+
+class Index:
+    """The receipt index as plain data: `ReceiptIndex`'s fields, without pydantic."""
+
+    __slots__ = ("ledger_offset", "runs", "runs_offset", "spends", "voids")
+
+    def __init__(
+        self,
+        ledger_offset: int = 0,
+        runs_offset: int = 0,
+        spends: dict[str, int] | None = None,
+        voids: dict[str, int] | None = None,
+        runs: dict[str, int] | None = None,
+    ) -> None:
+        self.ledger_offset = ledger_offset
+        self.runs_offset = runs_offset
+        self.spends: dict[str, int] = {} if spends is None else spends
+        """Turn instance id -> offset of its spend line in `events.jsonl`."""
+        self.voids: dict[str, int] = {} if voids is None else voids
+        """Voided event id -> offset of the void line."""
+        self.runs: dict[str, int] = {} if runs is None else runs
+        """Run id -> offset of its line in `runs/index.jsonl`."""
+
+    def data(self) -> dict[str, Any]:
+        """The index as `ReceiptIndex.model_dump()` gives it (fields in the model's order)."""
+        return {
+            "schema_version": 1,
+            "ledger_offset": self.ledger_offset,
+            "runs_offset": self.runs_offset,
+            "spends": dict(self.spends),
+            "voids": dict(self.voids),
+            "runs": dict(self.runs),
+        }
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Index) and self.data() == other.data()
+
+    __hash__ = None  # type: ignore[assignment]  (mutable, as a pydantic model)
+
+    def copy(self) -> Index:
+        """An independent copy (what `model_copy(deep=True)` gave)."""
+        return Index(
+            self.ledger_offset, self.runs_offset, dict(self.spends), dict(self.voids), dict(self.runs)
+        )
+
+    def encode(self) -> bytes:
+        """The file's bytes: `ReceiptIndex(...).model_dump_json(indent=2)` and a newline."""
+        try:
+            return json.dumps(self.data(), indent=2, ensure_ascii=False).encode() + b"\n"
+        except (UnicodeEncodeError, ValueError):  # a lone surrogate: pydantic's to answer
+            from loopx_core.store.receipt_index import ReceiptIndex
+
+            return ReceiptIndex(**self.data()).model_dump_json(indent=2).encode() + b"\n"
+
+
+def _offset(value: Any) -> int:
+    if type(value) is not int or not 0 <= value <= _BIG:
+        raise Doubt
+    return value
+
+
+def _offsets(value: Any) -> dict[str, int]:
+    if type(value) is not dict:
+        raise Doubt
+    for found in value.values():
+        if type(found) is not int or not -_BIG <= found <= _BIG:
+            raise Doubt
+    return value
+
+
+def lean_index(data: bytes) -> Index | None:
+    """`data` as an `Index` when pydantic's `ReceiptIndex` surely reads it with these values, else None."""
+    try:
+        raw = loads(data)
+        if type(raw) is not dict or not _NAMES.issuperset(raw):
+            return None
+        version = raw.get("schema_version")
+        if type(version) is not int or version != 1:
+            return None
+        return Index(
+            _offset(raw.get("ledger_offset", 0)),
+            _offset(raw.get("runs_offset", 0)),
+            _offsets(raw.get("spends", {})),
+            _offsets(raw.get("voids", {})),
+            _offsets(raw.get("runs", {})),
+        )
+    except (Doubt, ValueError, RecursionError):  # json's errors are ValueErrors
+        return None
 
 
 class Sources(Record):
@@ -46,28 +142,45 @@ class Sources(Record):
     ledger: Path
     runs: Path
     root: Path
+    lean: bool = False
+    """Events come back as lean objects (the settlement store) rather than pydantic models."""
 
 
-def load(src: Sources, *, ledger: bool = True, runs: bool = True) -> ReceiptIndex:
+def _read(src: Sources) -> Index:
+    """The stored index; a missing or damaged one is a fresh index (rebuilt from the truth)."""
+    try:
+        data, _ = read_bytes(src.index, what=_WHAT, root=src.root)
+    except (NotFoundError, StateInvalidError):
+        return Index()
+    found = lean_index(data)
+    if found is not None:
+        return found
+    from loopx_core.store.receipt_index import ReceiptIndex
+
+    try:  # pydantic judges (the file is read again: only a doubtful index pays for that)
+        model = read_model(src.index, ReceiptIndex, what=_WHAT, root=src.root)
+    except SchemaUnsupportedError:
+        if _other_version(src.index):
+            raise  # written by another loopx: never rewritten by this one
+        return Index()
+    except (NotFoundError, StateInvalidError):
+        return Index()
+    return Index(model.ledger_offset, model.runs_offset, model.spends, model.voids, model.runs)
+
+
+def load(src: Sources, *, ledger: bool = True, runs: bool = True) -> Index:
     """The index, caught up with the ledger and/or the run history and saved if it moved.
 
     Call with the goal lock held.
     """
-    try:
-        index = read_model(src.index, ReceiptIndex, what="receipt index", root=src.root)
-    except SchemaUnsupportedError:
-        if _other_version(src.index):
-            raise  # written by another loopx: never rewritten by this one
-        index = ReceiptIndex(schema_version=1)
-    except (NotFoundError, StateInvalidError):
-        index = ReceiptIndex(schema_version=1)  # derived data: rebuilt from the truth
-    before = index.model_copy(deep=True)
+    index = _read(src)
+    before = index.copy()
     if ledger:
         _catch_up_ledger(index, src)
     if runs:
         _catch_up_runs(index, src)
     if index != before:  # no fsync: lost, emptied or zero-filled by a crash, it is rebuilt here
-        write_model(src.index, index, durable=False)
+        atomic_write_bytes(src.index, index.encode(), durable=False)
     return index
 
 
@@ -80,12 +193,12 @@ def _other_version(path: Path) -> bool:
     return isinstance(data, dict) and data.get("schema_version") != 1
 
 
-def spend_of(src: Sources, turn_instance_id: str) -> LedgerEvent | None:
+def spend_of(src: Sources, turn_instance_id: str) -> Any:
     """The spend event bound to `turn_instance_id`, if the ledger has one (goal lock held)."""
     return _event(src, lambda index: index.spends.get(turn_instance_id), "turn_instance_id", turn_instance_id)
 
 
-def void_of(src: Sources, event_id: str) -> LedgerEvent | None:
+def void_of(src: Sources, event_id: str) -> Any:
     """The void of `event_id`, if the ledger has one (goal lock held)."""
     return _event(src, lambda index: index.voids.get(event_id), "voids_event_id", event_id)
 
@@ -95,9 +208,7 @@ def run_indexed(src: Sources, run_id: str) -> bool:
     return run_id in load(src, ledger=False).runs
 
 
-def _event(
-    src: Sources, find: Callable[[ReceiptIndex], int | None], field: str, value: str
-) -> LedgerEvent | None:
+def _event(src: Sources, find: Callable[[Index], int | None], field: str, value: str) -> Any:
     for attempt in range(2):
         offset = find(load(src, runs=False))
         if offset is None:
@@ -113,7 +224,7 @@ def _event(
     )
 
 
-def _event_at(src: Sources, offset: int) -> LedgerEvent | None:
+def _event_at(src: Sources, offset: int) -> Any:
     """The event whose line starts at `offset`, or None when no line starts there (a stale index)."""
     try:
         with src.ledger.open("rb") as handle:
@@ -125,7 +236,16 @@ def _event_at(src: Sources, offset: int) -> LedgerEvent | None:
             line = handle.readline()
     except OSError as exc:
         raise unreadable(src.ledger, exc) from None
-    return parse_event(src.ledger, line, src.root) if line.endswith(b"\n") else None
+    return _parse(src, line) if line.endswith(b"\n") else None
+
+
+def _parse(src: Sources, line: bytes) -> Any:
+    """One ledger line as an event: a lean one for a lean store, else the pydantic model."""
+    if src.lean:
+        from loopx_core.store import lean
+
+        return lean.parse_event(src.ledger, line, src.root)
+    return parse_event(src.ledger, line, src.root)
 
 
 def _lines(path: Path, offset: int) -> tuple[int, Iterator[tuple[int, bytes]]] | None:
@@ -157,7 +277,7 @@ def _lines(path: Path, offset: int) -> tuple[int, Iterator[tuple[int, bytes]]] |
     return offset + end, iter(lines)
 
 
-def _catch_up_ledger(index: ReceiptIndex, src: Sources) -> None:
+def _catch_up_ledger(index: Index, src: Sources) -> None:
     found = _lines(src.ledger, index.ledger_offset)
     if found is None:
         index.ledger_offset, index.spends, index.voids = 0, {}, {}
@@ -167,14 +287,14 @@ def _catch_up_ledger(index: ReceiptIndex, src: Sources) -> None:
     for position, line in lines:
         if not line.strip():
             continue
-        event = parse_event(src.ledger, line, src.root)
+        event = _parse(src, line)
         if event.kind == "spend" and event.turn_instance_id is not None:
             index.spends.setdefault(event.turn_instance_id, position)
         elif event.kind == "void" and event.voids_event_id is not None:
             index.voids.setdefault(event.voids_event_id, position)
 
 
-def _catch_up_runs(index: ReceiptIndex, src: Sources) -> None:
+def _catch_up_runs(index: Index, src: Sources) -> None:
     found = _lines(src.runs, index.runs_offset)
     if found is None:
         index.runs_offset, index.runs = 0, {}
