@@ -25,6 +25,7 @@ MAX_LISTED = 5
 """Argument problems named in one message; the rest are counted."""
 
 _LONG_RUN = re.compile(rf"\S{{{MAX_RUN + 1},}}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def shorten(text: str) -> str:
@@ -64,6 +65,40 @@ def bad_arguments(tool: str, error: ValidationError, accepted: Iterable[str]) ->
     return UsageError(f"invalid arguments for {tool}: {listed} (its arguments: {names})")
 
 
+def lone_surrogate(value: object) -> tuple[str, str] | None:
+    """Where in `value` (JSON-like: dicts, lists, strings) a string holds a lone surrogate, and which one.
+
+    Such a string (`"\\udcff"` decoded by a lenient JSON parser, or passed in-process) is not
+    Unicode text: no file, packet or JSON reply can hold it. The answer is a location
+    (`title`, `evidence[2]`, `an argument name`) and the surrogate written as `\\uXXXX`; None
+    when every string, keys included, is text. Shared containers are walked once.
+    """
+    stack: list[tuple[str, object]] = [("", value)]
+    seen: set[int] = set()
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            if found := _SURROGATE.search(item):
+                return where or "arguments", f"\\u{ord(found[0]):04x}"
+        elif isinstance(item, dict | list | tuple) and id(item) not in seen:
+            seen.add(id(item))
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            for key, inner in reversed(list(pairs)):
+                if isinstance(key, str) and (found := _SURROGATE.search(key)):
+                    return (f"{where}, a key" if where else "an argument name"), f"\\u{ord(found[0]):04x}"
+                stack.append((f"{where}[{shorten(repr(key))}]" if where else shorten(str(key)), inner))
+    return None
+
+
+def not_text(tool: str, where: str, surrogate: str, accepted: Iterable[str]) -> UsageError:
+    """The usage error for an argument holding a lone surrogate (the character shown escaped)."""
+    names = ", ".join(accepted) or "none"
+    return UsageError(
+        f"invalid arguments for {tool}: {where}: not Unicode text (it holds a lone surrogate, {surrogate})"
+        f" (its arguments: {names})"
+    )
+
+
 def unknown_tool(name: str, known: Iterable[str]) -> UsageError:
     """The usage error for a tool name the server does not have."""
     return UsageError(f"unknown tool {shorten(name)!r}: the tools are {', '.join(sorted(known))}")
@@ -76,12 +111,36 @@ def internal(tool: str) -> LoopxError:
     )
 
 
-def error_text(error: LoopxError, roots: Iterable[Path] = ()) -> str:
-    """The JSON error object of `error`, its message shortened and the project root made relative."""
+_FLAG = re.compile(r"--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)")
+_QUOTED = re.compile(r"(`[^`]*`)")
+ALIASES = {"capability": "required_capabilities"}
+"""CLI options whose MCP argument is not simply the option's name in snake case."""
+
+
+def in_tool_words(message: str, arguments: Iterable[str]) -> str:
+    """`message` (written for the CLI) with each `--option` that is one of the tool's arguments named as such.
+
+    The operations' messages name the CLI's options (`a todo needs a non-empty --title`); a
+    client of the tool sent `title`. A quoted command (`` `loopx ... --goal-id g` ``) is an
+    instruction to run as written, and an option the tool does not take stays as it is.
+    """
+    names = set(arguments)
+
+    def argument(found: re.Match[str]) -> str:
+        name = ALIASES.get(found[1], found[1].replace("-", "_"))
+        return name if name in names else found[0]
+
+    parts = _QUOTED.split(message)
+    return "".join(part if i % 2 else _FLAG.sub(argument, part) for i, part in enumerate(parts))
+
+
+def error_text(error: LoopxError, roots: Iterable[Path] = (), arguments: Iterable[str] = ()) -> str:
+    """The JSON error object of `error`: the project root made relative, options named as the
+    tool's `arguments`, the message shortened."""
     data = error.to_json()
     body = data["error"]
     assert isinstance(body, dict)
-    message = str(body.get("message", ""))
+    message = in_tool_words(str(body.get("message", "")), arguments)
     for root in roots:
         for form in {str(root), str(root.resolve())}:
             if len(form) > 1:

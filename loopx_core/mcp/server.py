@@ -64,12 +64,16 @@ class LoopxServer(MCPServer[Any]):
         """Call a tool; a failure of any kind becomes an error result carrying the typed error."""
         if name not in self._arguments:
             return self.refusal(answers.unknown_tool(name, self._arguments))
+        # Before the SDK's own validation: a lone surrogate passes it (a str is a str) and then
+        # fails deep inside a tool, when its answer or a file is written.
+        if found := answers.lone_surrogate(arguments):
+            return self.refusal(answers.not_text(name, *found, self._arguments[name]))
         try:
             return await super().call_tool(name, arguments, context)
         except MCPError:
             raise
         except ToolError as failure:
-            return self.refusal(self._typed(name, failure))
+            return self.refusal(self._typed(name, failure), self._arguments[name])
 
     def _typed(self, name: str, failure: ToolError) -> LoopxError:
         cause = failure.__cause__
@@ -81,14 +85,15 @@ class LoopxServer(MCPServer[Any]):
         sys.stderr.write(f"loopx mcp: internal error in tool {name}: {type(cause or failure).__name__}\n")
         return answers.internal(name)
 
-    def refusal(self, error: LoopxError) -> CallToolResult:
-        """The error result whose only content is the JSON error object."""
+    def refusal(self, error: LoopxError, arguments: list[str] | None = None) -> CallToolResult:
+        """The error result whose only content is the JSON error object (options named as `arguments`)."""
         try:
             roots = self._roots()
         except Exception:  # a root that cannot be found must not hide the refusal itself
             roots = []
         return CallToolResult(
-            content=[TextContent(type="text", text=answers.error_text(error, roots))], is_error=True
+            content=[TextContent(type="text", text=answers.error_text(error, roots, arguments or ()))],
+            is_error=True,
         )
 
     async def run_stdio_async(self) -> None:

@@ -246,10 +246,10 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
     def focus_wait(
         goal_id: Id,
         reason: str,
-        for_minutes: Minutes | None = None,
+        for_minutes: Minutes,
         poll_every_minutes: Minutes | None = None,
     ) -> dict[str, Any]:
-        """Make the goal wait on external evidence (polled on a cadence if given)."""
+        """Make the goal wait on external evidence for for_minutes (polled on a cadence if given)."""
         from loopx_core.ops.gates import focus_wait as wait
 
         waiting = wait(

@@ -24,6 +24,8 @@ import mcp_types as types
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
+from loopx_core.mcp import answers
+
 
 def refusal(line: str) -> types.JSONRPCError | None:
     """The JSON-RPC error answering `line`, or None if it is a JSON-RPC message the SDK accepts."""
@@ -43,9 +45,15 @@ def refusal(line: str) -> types.JSONRPCError | None:
     # which would leave its sender waiting: it is an invalid request.
     if not isinstance(data, dict):
         return _error(None, types.INVALID_REQUEST, "Invalid Request: a message must be one JSON object")
-    request_id = data.get("id")
-    if isinstance(request_id, bool) or not isinstance(request_id, int | str):
-        request_id = None
+    request_id = _usable_id(data)
+    if found := answers.lone_surrogate(data):
+        # Python's parser takes a `\udcff` escape; the SDK's does not, and no reply could hold it.
+        where, surrogate = found
+        return _error(
+            request_id,
+            types.INVALID_REQUEST,
+            f"Invalid Request: {answers.shorten(where)} is not Unicode text (a lone surrogate, {surrogate})",
+        )
     if (
         request_id is not None
         and data.get("jsonrpc") == "2.0"
@@ -55,6 +63,31 @@ def refusal(line: str) -> types.JSONRPCError | None:
     ):
         return _error(request_id, types.INVALID_PARAMS, "Invalid params: params must be a JSON object")
     return _error(request_id, types.INVALID_REQUEST, "Invalid Request: not a valid JSON-RPC 2.0 message")
+
+
+def undecodable(raw: bytes, error: UnicodeDecodeError) -> types.JSONRPCError:
+    """The JSON-RPC error answering a line that is not UTF-8 (JSON-RPC text is UTF-8, RFC 8259).
+
+    Decoding it with replacement characters would store a title the client never sent; the
+    request's id is kept when the line, read leniently, has a usable one, so its sender is answered.
+    """
+    try:
+        data: Any = json.loads(raw.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError):
+        data = None
+    request_id = _usable_id(data) if isinstance(data, dict) else None
+    code = types.INVALID_REQUEST if request_id is not None else types.PARSE_ERROR
+    kind = "Invalid Request" if request_id is not None else "Parse error"
+    return _error(
+        request_id, code, f"{kind}: the message is not UTF-8 text (byte {error.start} cannot be read)"
+    )
+
+
+def _usable_id(data: dict[str, Any]) -> int | str | None:
+    request_id = data.get("id")
+    if isinstance(request_id, bool) or not isinstance(request_id, int | str):
+        return None
+    return request_id
 
 
 def _error(request_id: int | str | None, code: int, message: str) -> types.JSONRPCError:
@@ -126,15 +159,22 @@ class Lines:
                 raw = await self._receive.receive()
             except anyio.EndOfStream:
                 raise StopAsyncIteration from None
-            line = raw.decode("utf-8", errors="replace")
-            if not raw:  # the reader thread skipped an over-long line
-                error: types.JSONRPCError | None = _error(
-                    None, types.INVALID_REQUEST, f"Invalid Request: a message longer than {MAX_LINE} bytes"
-                )
-            elif not line.strip():
-                continue  # blank lines between messages are not messages
+            error: types.JSONRPCError | None
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as failure:
+                line, error = "", undecodable(raw, failure)
             else:
-                error = refusal(line)
+                if not raw:  # the reader thread skipped an over-long line
+                    error = _error(
+                        None,
+                        types.INVALID_REQUEST,
+                        f"Invalid Request: a message longer than {MAX_LINE} bytes",
+                    )
+                elif not line.strip():
+                    continue  # blank lines between messages are not messages
+                else:
+                    error = refusal(line)
             if error is None:
                 return line
             try:
