@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import json
 import math
 import re
 import subprocess
@@ -44,6 +45,7 @@ from loopx_core.models.registry import Registry  # noqa: E402
 from loopx_core.models.runs import RunIndexEntry  # noqa: E402
 from loopx_core.models.scheduler import SchedulerState  # noqa: E402
 from loopx_core.store.config import StoreConfig  # noqa: E402
+from loopx_core.store.receipts import ReceiptIndex  # noqa: E402
 
 sys.path.insert(0, str(REPO / "plugins"))
 from loopx_claude_code.models import StopCounter  # noqa: E402
@@ -57,8 +59,9 @@ ROOTS: tuple[type[BaseModel], ...] = (
     SchedulerState,
     RunIndexEntry,
     StoreConfig,
+    ReceiptIndex,
 )
-"""The files the hot path reads; every model they contain is generated too."""
+"""The files the hot path reads (and the settlement commands write); every model they contain too."""
 LINE_MODELS: tuple[type[BaseModel], ...] = (LedgerEvent,)
 """Models the hot path reads many lines of: each also gets a canonical-line form (`LINE_FORMS`)."""
 _STRING = r'"([^"\\\x00-\x1f]*)"'
@@ -90,10 +93,42 @@ RUNTIME_NAMES = (
     "_str",
     "_time",
     "_time_text",
+    "_UNSET",
     "dump",
     "loads",
 )
 """What each generated module takes from the hand-written runtime, loopx_core/models/lean_runtime.py."""
+WRITER_NAMES = (
+    "c_any",
+    "c_dict",
+    "c_list",
+    "c_optional",
+    "c_scalar",
+    "dump_compact",
+    "dump_line",
+    "dumps",
+    "j_any",
+    "j_bool",
+    "j_dict",
+    "j_float",
+    "j_int",
+    "j_list",
+    "j_optional",
+    "j_str",
+    "j_time",
+    "p_any",
+    "p_dict",
+    "p_list",
+    "p_optional",
+    "p_scalar",
+    "to_json",
+    "w_bool",
+    "w_float",
+    "w_int",
+    "w_str",
+    "w_time",
+)
+"""What each generated module takes from the writers' runtime, loopx_core/models/lean_writer.py."""
 PURE_MODULES = ("math", "loopx_core.models.identity", "loopx_core.ids", "loopx_core.errors")
 """Modules a copied method may use (none imports pydantic)."""
 
@@ -205,6 +240,7 @@ class Generator:
         name = model.__name__
         validators = self.validator_map(model)
         methods = self.methods(model)
+        writers = WriterSource()
         doc = (model.__doc__ or name).strip().splitlines()[0]
         hoisted: list[str] = [f"_NAMES_{name} = frozenset({tuple(model.model_fields)!r})"]
         body = [
@@ -263,6 +299,8 @@ class Generator:
                 f'    """{doc} (lean twin of `{model.__module__}.{name}`)."""',
                 "",
                 f"    __slots__ = {tuple(model.model_fields)!r}",
+                "",
+                *self.constructor(model),
                 *methods,
                 "",
                 "",
@@ -270,8 +308,41 @@ class Generator:
                 "",
                 "",
                 *body,
+                "",
+                "",
+                *writers.source(model),
             ]
         )
+
+    def constructor(self, model: type[BaseModel]) -> list[str]:
+        """`__init__` taking every field by keyword, with the model's defaults (a default factory's
+        fresh list, dict or lean model when not given) and no validation; a given list or dict is
+        copied one level, as pydantic's constructor copies it. Python refuses a missing required
+        field or an unknown keyword (TypeError)."""
+        params: list[str] = []
+        body: list[str] = []
+        for field, info in model.model_fields.items():
+            given = _copied(info.annotation, field)
+            factory = info.default_factory
+            if factory is not None:
+                if factory in (list, dict):
+                    fresh = "[]" if factory is list else "{}"
+                elif isinstance(factory, type) and issubclass(factory, BaseModel):
+                    fresh = f"{factory.__name__}()"
+                else:
+                    raise SystemExit(f"unsupported default factory {factory!r}")
+                params.append(f"{field}: Any = _UNSET")
+                body.append(f"self.{field} = {fresh} if {field} is _UNSET else {given}")
+                continue
+            self.default(info)  # refuses a default the lean module cannot hold
+            shown = "" if info.default is PydanticUndefined else f" = {info.default!r}"
+            params.append(f"{field}: Any{shown}")
+            body.append(f"self.{field} = {given}")
+        return [
+            f"    def __init__(self, *, {', '.join(params)}) -> None:",
+            f'        """A `{model.__name__}` of these fields (unvalidated), defaults as the model has them."""',
+            *(f"        {line}" for line in body),
+        ]
 
     def default(self, info: FieldInfo) -> str:
         """`_REQUIRED`, a constant default, or a factory."""
@@ -466,6 +537,7 @@ class Generator:
         readers = ", ".join(f"{m.__name__!r}: _model_{m.__name__}" for m in self.models)
         body = HEADER.format(script=Path(__file__).name)
         self.imports.add(f"from loopx_core.models.lean_runtime import {', '.join(RUNTIME_NAMES)}")
+        self.imports.add(f"from loopx_core.models.lean_writer import {', '.join(WRITER_NAMES)}")
         body += "\n".join(sorted(self.imports)) + "\n\n"
         body += TYPING_GUARD
         body += "\n"
@@ -483,6 +555,203 @@ class Generator:
             'the lean object from its groups); loopx_core.store.lean uses it."""\n'
         )
         return body
+
+
+class WriterSource:
+    """The three writers of one model (loopx_core/models/lean_writer.py is their runtime).
+
+    `_pretty_<Model>(o, pad)` is `model_dump_json(indent=2)`, `_compact_<Model>(o, exclude_none)`
+    `model_dump_json(exclude_none=...)`, `_json_<Model>(o, exclude_none)` `model_dump(mode="json",
+    exclude_none=...)`: straight-line code, one piece a field, in declaration order, each value
+    written by its declared type (a value of another type is `Doubt`). `exclude_none` drops a
+    model's None fields only, never a None inside a list or dict: what pydantic does.
+    """
+
+    def __init__(self) -> None:
+        self.hoisted: list[str] = []
+
+    def writer(self, annotation: Any, mode: str, hoist: str) -> tuple[str, bool]:
+        """The writer of a value of `annotation` in `mode` (p, c or j), and whether it takes a
+        second argument (the pretty indent, or exclude_none); a composite one is hoisted."""
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            return self.writer(get_args(annotation)[0], mode, hoist)
+        if origin in (Union, types.UnionType):
+            options = [a for a in get_args(annotation) if a is not type(None)]
+            if len(options) != 1 or len(get_args(annotation)) != 2:
+                raise SystemExit(f"unsupported union {annotation!r}")
+            inner = self.pair(options[0], mode, hoist)
+            return self.hoist(f"{mode}_optional({inner})", hoist), True
+        if origin is list:
+            return self.hoist(f"{mode}_list({self.pair(get_args(annotation)[0], mode, hoist)})", hoist), True
+        if origin is dict:
+            key, value = get_args(annotation)
+            if self.writer(key, "j", hoist)[0] != "j_str":
+                raise SystemExit(f"unsupported dict key {key!r}")
+            return self.hoist(f"{mode}_dict({self.pair(value, mode, hoist)})", hoist), True
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            return f"_{_MODES[mode]}_{annotation.__name__}", True
+        if annotation is Any:
+            return f"{mode}_any", True
+        kind = _scalar_kind(annotation)
+        return (f"j_{kind}", True) if mode == "j" else (f"w_{kind}", False)
+
+    def pair(self, annotation: Any, mode: str, hoist: str) -> str:
+        """A writer taking two arguments (a scalar's wrapped for a container)."""
+        expr, two = self.writer(annotation, mode, hoist + "_")
+        return expr if two else f"{mode}_scalar({expr})"
+
+    def hoist(self, expr: str, name: str) -> str:
+        """`expr` built once at import, under `name`."""
+        self.hoisted.append(f"{name} = {expr}")
+        return name
+
+    def source(self, model: type[BaseModel]) -> list[str]:
+        """The model's three writers and its `_lean_write` attribute."""
+        _serialisable(model)
+        name = model.__name__
+        pretty = [
+            f"def _pretty_{name}(o: Any, pad: str) -> str:",
+            f'    """`model_dump_json(indent=2)` of a `{name}` at indent `pad`, or `Doubt`."""',
+            f"    if type(o) is not {name}:",
+            "        raise Doubt",
+        ]
+        compact = [
+            f"def _compact_{name}(o: Any, x: bool) -> str:",
+            f'    """`model_dump_json(exclude_none=x)` of a `{name}`, or `Doubt`."""',
+            f"    if type(o) is not {name}:",
+            "        raise Doubt",
+            "    out = []",
+        ]
+        as_json = [
+            f"def _json_{name}(o: Any, x: bool) -> dict[str, Any]:",
+            f'    """`model_dump(mode="json", exclude_none=x)` of a `{name}`, or `Doubt`."""',
+            f"    if type(o) is not {name}:",
+            "        raise Doubt",
+            "    out = {}",
+        ]
+        pieces: list[str] = []
+        for index, (field, info) in enumerate(model.model_fields.items()):
+            annotation = _unwrapped(info.annotation)
+            options = [a for a in get_args(annotation) if a is not type(None)]
+            optional = get_origin(annotation) in (Union, types.UnionType)
+            inner = options[0] if optional else annotation
+            key = json.dumps(field)
+            value = f"o.{field}"
+            texts = {}
+            for mode, extra in (("p", "p"), ("c", "x"), ("j", "x")):
+                expr, two = self.writer(inner, mode, f"_{_HOISTED[mode]}_{name}_{field}")
+                texts[mode] = f"{expr}(v, {extra})" if two else f"{expr}(v)"
+            pieces += ["p" if index == 0 else "s", repr(key + ": ")]
+            if optional:
+                pieces.append(f'"null" if {value} is None else ' + texts["p"].replace("(v", f"({value}", 1))
+                compact += [
+                    f"    v = {value}",
+                    "    if v is not None:",
+                    f"        out.append({key + ':'!r} + {texts['c']})",
+                    "    elif not x:",
+                    f"        out.append({key + ':null'!r})",
+                ]
+                as_json += [
+                    f"    v = {value}",
+                    "    if v is not None:",
+                    f"        out[{field!r}] = {texts['j']}",
+                    "    elif not x:",
+                    f"        out[{field!r}] = None",
+                ]
+            else:
+                pieces.append(texts["p"].replace("(v", f"({value}", 1))
+                compact.append(f"    out.append({key + ':'!r} + {texts['c'].replace('(v', f'({value}', 1)})")
+                as_json.append(f"    out[{field!r}] = {texts['j'].replace('(v', f'({value}', 1)}")
+        if pieces:
+            pretty += [
+                '    p = pad + "  "',
+                '    s = ",\\n" + p',
+                '    return "".join(("{\\n", ' + ", ".join(pieces) + ', "\\n", pad, "}"))',
+            ]
+        else:
+            pretty.append('    return "{}"')
+        compact.append('    return "{" + ",".join(out) + "}"')
+        as_json.append("    return out")
+        return [
+            *self.hoisted,
+            "",
+            "",
+            *pretty,
+            "",
+            "",
+            *compact,
+            "",
+            "",
+            *as_json,
+            "",
+            "",
+            f"{name}._lean_write = (_pretty_{name}, _compact_{name}, _json_{name})",
+        ]
+
+
+_MODES = {"p": "pretty", "c": "compact", "j": "json"}
+"""Each writer mode's generated function prefix."""
+_HOISTED = {"p": "WP", "c": "WC", "j": "WJ"}
+"""Each writer mode's prefix of hoisted writers (`_C_` is a checker's)."""
+
+
+def _unwrapped(annotation: Any) -> Any:
+    """`annotation` without its `Annotated` layers (constraints do not change how a value is written)."""
+    while get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    return annotation
+
+
+def _scalar_kind(annotation: Any) -> str:
+    """str, int, float, bool or time: the writer of a scalar annotation (a literal's by its choices)."""
+    if get_origin(annotation) is Literal:
+        kinds = {type(c) for c in get_args(annotation)}
+        if kinds == {str}:
+            return "str"
+        if kinds == {int}:
+            return "int"
+        raise SystemExit(f"unsupported literal {annotation!r} in a writer")
+    kinds = {
+        str: "str",
+        int: "int",
+        float: "float",
+        bool: "bool",
+        datetime: "time",
+        domain.AwareDatetime: "time",
+    }
+    if annotation not in kinds:
+        raise SystemExit(f"unsupported type {annotation!r} in a writer")
+    return kinds[annotation]
+
+
+def _serialisable(model: type[BaseModel]) -> None:
+    """Refuse what would make pydantic's dump differ from the plain field-by-field one."""
+    decorators = model.__pydantic_decorators__
+    if decorators.field_serializers or decorators.model_serializers or decorators.computed_fields:
+        raise SystemExit(f"{model.__name__}: serializers are unsupported in a writer")
+    for field, info in model.model_fields.items():
+        if info.alias or info.serialization_alias or info.exclude:
+            raise SystemExit(f"{model.__name__}.{field}: aliases and exclusions are unsupported in a writer")
+    config = model.model_config
+    if any(k.startswith("ser_") for k in config) or config.get("use_enum_values"):
+        raise SystemExit(f"{model.__name__}: serialization settings are unsupported in a writer")
+
+
+def _copied(annotation: Any, name: str) -> str:
+    """The expression of a given value as pydantic's constructor keeps it: a list or dict copied once."""
+    annotation = _unwrapped(annotation)
+    if get_origin(annotation) in (Union, types.UnionType):
+        options = [a for a in get_args(annotation) if a is not type(None)]
+        annotation = _unwrapped(options[0]) if len(options) == 1 else annotation
+    origin = get_origin(annotation)
+    if origin in (list, dict):
+        inner = get_args(annotation)[-1]
+        if get_origin(_unwrapped(inner)) in (list, dict):
+            raise SystemExit(f"unsupported nested container {annotation!r} in a constructor")
+        kind = origin.__name__
+        return f"{name}.copy() if type({name}) is {kind} else {name}"
+    return name
 
 
 _BOUND_FAILS = {"ge": "<", "gt": "<=", "le": ">", "lt": ">="}

@@ -55,14 +55,28 @@ def loads(data: bytes | str) -> Any:
     return json.loads(text, parse_constant=_doubt, parse_float=_finite_float)
 
 
+_UNSET = object()
+"""A generated constructor's default for a field whose model default is a factory (a fresh value each)."""
+
+
 class _Lean:
-    """A plain record: the model's fields as attributes, no validation on assignment."""
+    """A plain record: the model's fields as attributes, no validation on assignment.
+
+    Each generated class has a keyword constructor (the model's defaults) and `_lean_write`,
+    its writers (loopx_core.models.lean_writer). Equal as pydantic models are: same class,
+    equal fields (and unhashable, as a mutable pydantic model is).
+    """
 
     __slots__ = ()
 
-    def __init__(self, **values: Any) -> None:
-        for name, value in values.items():
-            setattr(self, name, value)
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Lean):
+            return NotImplemented
+        return type(self) is type(other) and all(
+            getattr(self, n) == getattr(other, n) for n in self.__slots__
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
