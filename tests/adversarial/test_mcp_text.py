@@ -1,0 +1,183 @@
+"""Class: MCP arguments that are not Unicode text are refused as such, before any tool runs.
+
+Observed: a todo or gate title holding a lone surrogate (`"x\\udcffy"`, passed in-process
+through the SDK's own client) went through the SDK's argument check (a str is a str) and
+failed when the answer was written: `internal error ... PydanticSerializationError`. Over
+stdio, a `\\udcff` escape was answered "not a valid JSON-RPC 2.0 message", and a line that
+is not UTF-8 (`caf\\xe9`) was decoded with replacement characters and stored: the title on
+disk was one the client never sent.
+
+Now: in-process, a lone surrogate anywhere (a value, a list element, an argument name) is
+one usage error naming where it is, for every tool; over stdio, a surrogate escape and a
+non-UTF-8 line each get a JSON-RPC error carrying the request's id; nothing is written,
+and the session goes on. Generated: every tool, a surrogate at a random place.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import anyio
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mcp.client.client import Client
+
+from loopx_core.mcp.answers import lone_surrogate
+from loopx_core.mcp.server import build_server
+from tests.adversarial.test_mcp_inputs import RawServer, _assert_typed, _files, _setup
+from tests.conftest import Project
+from tests.mcpclient import TOOLS
+
+KEY = "sha256:" + "0" * 64
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _calls(turn_key: str) -> dict[str, dict[str, Any]]:
+    """A well-formed call of every tool (its strings are where a surrogate goes)."""
+    who = {"goal_id": "g", "agent_id": "builder"}
+    turn = {**who, "turn_key": turn_key}
+    return {
+        "quota_should_run": {**who, "available_capabilities": ["python"], "surface": "codex-app"},
+        "todo_list": {"goal_id": "g", "status": "open"},
+        "todo_claim": {"goal_id": "g", "todo_id": "t2", "agent_id": "other"},
+        "todo_complete": {"goal_id": "g", "todo_id": "t1", "agent_id": "builder", "evidence": ["ran"]},
+        "turn_begin": {"goal_id": "g", "agent_id": "other", "todo_id": "t3", "turn_instance_id": "i-1"},
+        "writeback": {**turn, "summary": "did it", "validation_status": "passed", "changed_files": ["a"]},
+        "quota_spend": turn,
+        "turn_renew": turn,
+        "turn_inspect_journal": turn,
+        "status": {},
+        "todo_add": {"goal_id": "g", "title": "A title", "required_capabilities": ["python"]},
+        "todo_update": {"goal_id": "g", "todo_id": "t2", "title": "New title"},
+        "turn_cancel": {**turn, "reason": "stop"},
+        "focus_wait": {"goal_id": "g", "reason": "CI runs", "for_minutes": 5},
+        "focus_poll": {"goal_id": "g"},
+        "focus_done": {"goal_id": "g", "evidence": "green"},
+        "gate_open": {"goal_id": "g", "title": "Review"},
+        "gate_resolve": {"goal_id": "g", "gate_id": "x1", "resolution": "ok"},
+        "history": {"goal_id": "g"},
+    }
+
+
+SURROGATES = st.integers(min_value=0xD800, max_value=0xDFFF).map(chr)
+
+
+@st.composite
+def spoiled(draw: st.DrawFn, calls: dict[str, dict[str, Any]]) -> tuple[str, dict[str, Any], str]:
+    """A tool, its arguments with one lone surrogate put somewhere, and where (as the error names it)."""
+    name = draw(st.sampled_from(sorted(calls)))
+    arguments = json.loads(json.dumps(calls[name]))
+    bad = draw(SURROGATES)
+    places = [(k, None) for k, v in arguments.items() if isinstance(v, str)]
+    places += [(k, i) for k, v in arguments.items() if isinstance(v, list) for i in range(len(v))]
+    choice = draw(st.sampled_from([*places, ("an argument name", None)]))
+    key, index = choice
+    if key == "an argument name":
+        arguments[draw(st.text(max_size=3)) + bad + draw(st.text(max_size=3))] = "x"
+        return name, arguments, "an argument name"
+    text = arguments[key] if index is None else arguments[key][index]
+    at = draw(st.integers(min_value=0, max_value=len(text)))
+    text = text[:at] + bad + text[at:]
+    if index is None:
+        arguments[key] = text
+        return name, arguments, key
+    arguments[key][index] = text
+    return name, arguments, f"{key}[{index}]"
+
+
+def test_every_tool_has_a_call_here() -> None:
+    assert set(_calls(KEY)) == TOOLS
+
+
+def test_in_process_a_lone_surrogate_anywhere_is_a_usage_error_and_writes_nothing(project: Project) -> None:
+    turn_key = _setup(project)
+    calls = _calls(turn_key)
+    server = build_server(str(project.root))
+    before = _files(project.root)
+
+    async def call(name: str, arguments: dict[str, Any], where: str) -> Any:
+        if where == "an argument name":
+            # The SDK's client turns a surrogate in a key into U+FFFD on its side; the server's
+            # own entry point is where another client's key arrives as sent.
+            return await server.call_tool(name, arguments)
+        async with Client(server) as client:
+            return await client.call_tool(name, arguments)
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(case=spoiled(calls))
+    def check(case: tuple[str, dict[str, Any], str]) -> None:
+        name, arguments, where = case
+        result = anyio.run(call, name, arguments, where)
+        assert result.is_error
+        error = _assert_typed(result.content[0].text)
+        assert error["code"] == "usage", error
+        assert f"invalid arguments for {name}: {where}: not Unicode text" in error["message"], error
+        assert _files(project.root) == before
+
+    check()
+
+
+@pytest.mark.parametrize(
+    ("value", "found"),
+    [
+        ({"a": ["ok", {"b": "x\udcff"}]}, ("a[1]['b']", "\\udcff")),
+        ({"a": "fine", "b": ["\ud800"]}, ("b[0]", "\\ud800")),
+        ({"\udfffkey": 1}, ("an argument name", "\\udfff")),
+        ({"a": {"\ud83dx": 1}}, ("a, a key", "\\ud83d")),
+        ({"a": "\U0001f600 emoji is text", "b": ["é"]}, None),
+    ],
+)
+def test_the_walk_names_the_place(value: Any, found: tuple[str, str] | None) -> None:
+    assert lone_surrogate(value) == found
+
+
+def test_a_shared_or_cyclic_container_is_walked_once() -> None:
+    cyclic: list[Any] = ["ok"]
+    cyclic.append(cyclic)
+    assert lone_surrogate({"a": cyclic}) is None
+
+
+@pytest.fixture
+def raw(project: Project, tmp_path_factory: pytest.TempPathFactory) -> RawServer:
+    """A set-up project served over a raw stdio session."""
+    _setup(project)
+    return RawServer(project.root, tmp_path_factory.mktemp("server") / "stderr.txt")
+
+
+def test_over_stdio_surrogate_escapes_and_non_utf8_bytes_are_answered_by_id(
+    raw: RawServer, project: Project
+) -> None:
+    before = _files(project.root)
+    turn_key = json.loads((project.root / ".loopx/goals/g/state.json").read_text())["open_turns"]["builder"]
+    calls = _calls(turn_key)
+    ids = iter(range(1000, 10_000))
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(case=spoiled(calls), form=st.sampled_from(["escape", "surrogate bytes", "latin-1"]))
+    def check(case: tuple[str, dict[str, Any], str], form: str) -> None:
+        name, arguments, _ = case
+        request_id = next(ids)
+        message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call"}
+        text = json.dumps({**message, "params": {"name": name, "arguments": arguments}}, ensure_ascii=False)
+        if form == "escape":  # a JSON escape: Python's parser takes it, the SDK's does not
+            line = json.dumps(json.loads(text), ensure_ascii=True).encode()
+        elif form == "surrogate bytes":  # the surrogate's own three bytes, which UTF-8 forbids
+            line = text.encode("utf-8", "surrogatepass")
+        else:  # a client writing Latin-1: é is one byte that is not UTF-8
+            line = _SURROGATE.sub("\u00e9", text).encode("latin-1", "replace")
+        assert raw.proc.stdin is not None
+        raw.proc.stdin.write(line + b"\n")
+        raw.proc.stdin.flush()
+        answer = raw.reply()
+        assert answer["id"] == request_id and answer["error"]["code"] == -32600, answer
+        said = answer["error"]["message"]
+        assert ("not Unicode text (a lone surrogate" if form == "escape" else "not UTF-8 text") in said, said
+        assert _files(project.root) == before
+
+    check()
+    assert raw.request("tools/call", {"name": "status", "arguments": {}})["result"]["isError"] is False
+    err = raw.close()
+    assert "Traceback" not in err, err
