@@ -111,7 +111,7 @@ def internal(tool: str) -> LoopxError:
     )
 
 
-_FLAG = re.compile(r"--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)")
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?![\w-])")
 _QUOTED = re.compile(r"(`[^`]*`)")
 ALIASES = {"capability": "required_capabilities"}
 """CLI options whose MCP argument is not simply the option's name in snake case."""
