@@ -15,8 +15,11 @@ if TYPE_CHECKING:
 
     from loopx_core.models.common import SCHEMA_VERSION, Id, StrictModel
     from loopx_core.models.goal import Gate, GoalState, HealthFinding, Todo, WaitingOn
+    from loopx_core.models.journal import PhaseRecord, TurnJournal
     from loopx_core.models.ledger import LedgerEvent
     from loopx_core.models.registry import AgentEntry, GoalEntry, QuotaPolicy, Registry
+    from loopx_core.models.runs import RunIndexEntry
+    from loopx_core.models.scheduler import SchedulerEntry, SchedulerState
 
 _HOMES = {
     "SCHEMA_VERSION": "common",
@@ -28,6 +31,11 @@ _HOMES = {
     "Todo": "goal",
     "WaitingOn": "goal",
     "LedgerEvent": "ledger",
+    "PhaseRecord": "journal",
+    "TurnJournal": "journal",
+    "RunIndexEntry": "runs",
+    "SchedulerEntry": "scheduler",
+    "SchedulerState": "scheduler",
     "AgentEntry": "registry",
     "GoalEntry": "registry",
     "QuotaPolicy": "registry",
@@ -43,10 +51,15 @@ __all__ = [
     "HealthFinding",
     "Id",
     "LedgerEvent",
+    "PhaseRecord",
     "QuotaPolicy",
     "Registry",
+    "RunIndexEntry",
+    "SchedulerEntry",
+    "SchedulerState",
     "StrictModel",
     "Todo",
+    "TurnJournal",
     "WaitingOn",
 ]
 

@@ -15,6 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from loopx_core import models as pydantic_models
+
 if TYPE_CHECKING:  # hints only: the protocol itself needs no model (nor pydantic)
     from loopx_core.models import GoalState, LedgerEvent, Registry
     from loopx_core.models.journal import TurnJournal
@@ -31,6 +33,10 @@ class Store(Protocol):
     """The project folder (commands a turn runs start there)."""
     label: str
     """The store as packets and `loopx status` name it: `files`, or a redacted DSN."""
+    models: Any = pydantic_models
+    """The record classes, by model name, that this store reads, builds and writes:
+    `store.models.TurnJournal(...)`. The pydantic models (each loaded on first use) by
+    default; the settlement store's lean twins (`loopx_core.models.lean`)."""
 
     # -- lifecycle
     def is_initialized(self) -> bool:

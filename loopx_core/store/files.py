@@ -11,6 +11,7 @@ import json
 import os
 from itertools import islice
 
+from loopx_core import models as pydantic_models
 from loopx_core.errors import (
     ConflictError,
     NotFoundError,
@@ -148,10 +149,19 @@ class FileLayout:
 
 
 class FileStore:
-    """Registry, goal states and ledgers as files; every write atomic and locked."""
+    """Registry, goal states and ledgers as files; every write atomic and locked.
+
+    The records it reads and takes are pydantic models; how it reads, writes and locks is
+    in the primitives below (`_lock`, `_load`, `_save`, ...), which `LeanSettleStore`
+    (store/lean_store.py) replaces to read and write lean objects with the same bytes.
+    """
 
     label = "files"
     """The store as packets and `loopx status` name it."""
+    models: Any = pydantic_models
+    """The classes new records are built from, by model name (`store.models.TurnJournal(...)`)."""
+    _lean_events = False
+    """The receipt index hands back pydantic `LedgerEvent`s (the lean store: lean ones)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -195,6 +205,36 @@ class FileStore:
         """`.loopx/locks/<name>.lock` (the name is a checked id, so it stays inside `.loopx/`)."""
         return self.state_dir / "locks" / f"{check_id('lock', name)}.lock"
 
+    # -- primitives (what the lean store replaces) ---------------------------------------
+    def _lock(self, name: str) -> AbstractContextManager[None]:
+        """The lock `name` (a checked id) through filelock."""
+        return file_lock(self.lock_path(name))
+
+    def _load(self, path: Path, name: str, *, what: str) -> Any:
+        """The file at `path` as the model `name`, validated, or `read_model`'s error."""
+        return read_model(path, getattr(self.models, name), what=what, root=self.root)
+
+    def _save(self, path: Path, record: Any) -> None:
+        """Write `record` (a model) to `path` as indented JSON, atomically."""
+        write_model(path, record)
+
+    def _last_event(self, path: Path) -> Any:
+        """The ledger's newest committed event, or None."""
+        return ledger.last_event(path, root=self.root)
+
+    def _retimed(self, event: Any, at: datetime) -> Any:
+        """`event` at `at` instead (a copy)."""
+        return event.model_copy(update={"at": at})
+
+    def _event_line(self, event: Any) -> bytes:
+        """The ledger line of `event` (no newline)."""
+        return event.model_dump_json(exclude_none=True).encode()  # type: ignore[no-any-return]
+
+    def _history_line(self, entry: Any) -> bytes:
+        """The run history line of `entry` (no newline)."""
+        data = entry.model_dump(mode="json")
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+
     # -- lifecycle ---------------------------------------------------------------------
     def is_initialized(self) -> bool:
         """True when `.loopx/registry.json` exists."""
@@ -205,14 +245,12 @@ class FileStore:
 
         False (and nothing written) if a registry already exists.
         """
-        from loopx_core.models import Registry
-
-        with file_lock(self.lock_path(REGISTRY_LOCK)):
+        with self._lock(REGISTRY_LOCK):
             if self.registry_path.exists():
                 return False
             self.state_dir.mkdir(parents=True, exist_ok=True)
             write_gitignore(self.state_dir)  # first: a store is initialised once its registry exists
-            write_model(self.registry_path, Registry(schema_version=SCHEMA_VERSION))
+            self._save(self.registry_path, self.models.Registry(schema_version=SCHEMA_VERSION))
             return True
 
     def _require_init(self) -> None:
@@ -222,40 +260,32 @@ class FileStore:
     # -- registry ----------------------------------------------------------------------
     def read_registry(self) -> Registry:
         """The registry, validated."""
-        from loopx_core.models import Registry
-
         self._require_init()
-        return read_model(self.registry_path, Registry, what="registry", root=self.root)
+        return self._load(self.registry_path, "Registry", what="registry")
 
     def update_registry(self, change: Callable[[Registry], T]) -> T:
         """Apply `change` to the registry under its lock and write it back atomically."""
-        from loopx_core.models import Registry
-
         self._require_init()
-        with file_lock(self.lock_path(REGISTRY_LOCK)):
-            registry = read_model(self.registry_path, Registry, what="registry", root=self.root)
+        with self._lock(REGISTRY_LOCK):
+            registry = self._load(self.registry_path, "Registry", what="registry")
             result = change(registry)
             race_window()
             keep_previous(self.registry_path)
-            write_model(self.registry_path, registry)
+            self._save(self.registry_path, registry)
             return result
 
     # -- goal state --------------------------------------------------------------------
     def read_goal(self, goal_id: str) -> GoalState:
         """A goal's state, validated."""
-        from loopx_core.models import GoalState
-
-        return read_model(
-            self.goal_path(goal_id), GoalState, what=f"state of goal {goal_id!r}", root=self.root
-        )
+        return self._load(self.goal_path(goal_id), "GoalState", what=f"state of goal {goal_id!r}")
 
     def create_goal(self, state: GoalState) -> None:
         """Write a new goal's first state; refuses to overwrite an existing one."""
-        with file_lock(self.lock_path(state.goal_id)):
+        with self._lock(state.goal_id):
             path = self.goal_path(state.goal_id)
             if path.exists():
                 raise ConflictError(f"goal {state.goal_id!r} already has a state file")
-            write_model(path, state)
+            self._save(path, state)
 
     def update_goal(
         self, goal_id: str, change: Callable[[GoalState], T], *, expect_version: int | None = None
@@ -265,7 +295,7 @@ class FileStore:
         `change` mutates the state in place and returns a result; if it raises, nothing
         is written.
         """
-        with file_lock(self.lock_path(goal_id)):
+        with self._lock(goal_id):
             state = self.read_goal(goal_id)
             if expect_version is not None and state.version != expect_version:
                 raise ConflictError(
@@ -275,35 +305,29 @@ class FileStore:
             race_window()
             keep_previous(self.goal_path(goal_id))
             state.version += 1
-            write_model(self.goal_path(goal_id), state)
+            self._save(self.goal_path(goal_id), state)
             return result
 
     def goal_lock(self, goal_id: str) -> AbstractContextManager[None]:
         """The goal's lock (re-entrant in one process), for changes spanning several files."""
-        return file_lock(self.lock_path(check_id("goal", goal_id)))
+        return self._lock(check_id("goal", goal_id))
 
     # -- scheduler ---------------------------------------------------------------------
     def read_scheduler(self, goal_id: str) -> SchedulerState:
         """The goal's scheduler state, validated (empty if no host reported yet)."""
-        from loopx_core.models.scheduler import SchedulerState
-
         try:
-            return read_model(
-                self.scheduler_path(goal_id), SchedulerState, what="scheduler state", root=self.root
-            )
+            return self._load(self.scheduler_path(goal_id), "SchedulerState", what="scheduler state")
         except NotFoundError:
-            return SchedulerState(schema_version=1, goal_id=check_id("goal", goal_id))
+            return self.models.SchedulerState(schema_version=1, goal_id=check_id("goal", goal_id))
 
     def write_scheduler(self, state: SchedulerState) -> None:
         """Write the goal's scheduler state atomically; call with the goal lock held."""
-        write_model(self.scheduler_path(state.goal_id), state)
+        self._save(self.scheduler_path(state.goal_id), state)
 
     # -- turn journals -----------------------------------------------------------------
     def read_journal(self, goal_id: str, turn_key: str) -> TurnJournal:
         """A turn journal, schema-checked (missing: NotFoundError; malformed: StateInvalidError)."""
-        from loopx_core.models.journal import TurnJournal
-
-        return read_model(self.turn_path(goal_id, turn_key), TurnJournal, what="turn journal", root=self.root)
+        return self._load(self.turn_path(goal_id, turn_key), "TurnJournal", what="turn journal")
 
     def has_journal(self, goal_id: str, turn_key: str) -> bool:
         """True when the turn has a journal (open or a tombstone)."""
@@ -311,7 +335,7 @@ class FileStore:
 
     def write_journal(self, journal: TurnJournal) -> None:
         """Write a journal atomically; call with the goal lock held."""
-        write_model(self.turn_path(journal.goal_id, journal.turn_key), journal)
+        self._save(self.turn_path(journal.goal_id, journal.turn_key), journal)
 
     # -- ledger ------------------------------------------------------------------------
     def append_event(
@@ -321,13 +345,13 @@ class FileStore:
         from loopx_core.store import receipts
 
         path = self.ledger_path(goal_id)
-        with file_lock(self.lock_path(goal_id)):
-            last = ledger.last_event(path, root=self.root)
+        with self._lock(goal_id):
+            last = self._last_event(path)
             event = build((last.seq + 1) if last else 1, last)
             race_window()
             if last is not None and event.at < last.at:
-                event = event.model_copy(update={"at": last.at})  # keep the tail ordered by time
-            ledger.append_line(path, event.model_dump_json(exclude_none=True).encode())
+                event = self._retimed(event, last.at)  # keep the tail ordered by time
+            ledger.append_line(path, self._event_line(event))
             receipts.load(self._receipt_sources(goal_id), runs=False)  # index the new line now
             return event
 
@@ -340,6 +364,7 @@ class FileStore:
             self.ledger_path(goal_id),
             self.runs_dir(goal_id) / "index.jsonl",
             self.root,
+            self._lean_events,
         )
 
     def spend_receipt(self, goal_id: str, turn_instance_id: str) -> LedgerEvent | None:
@@ -381,8 +406,7 @@ class FileStore:
             fsync_dir(folder)  # both renames made durable at once, before the history names the run
             if indexed:
                 return
-            line = json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
-            ledger.append_line(folder / "index.jsonl", line.encode())
+            ledger.append_line(folder / "index.jsonl", self._history_line(entry))
             receipts.load(self._receipt_sources(goal_id), ledger=False)
 
     def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:

@@ -1,0 +1,171 @@
+"""`LeanSettleStore`: the file store of the settlement commands, reading and writing lean objects.
+
+`turn begin`, `writeback`, `quota spend --turn-key` and `todo complete` run once a turn in
+every host, and pydantic's import and model builds cost them ~60 ms, filelock's 5-8 ms. This
+store is a `FileStore` (same files, paths, locks, errors and algorithms) whose reads give the
+objects of `loopx_core.models.lean` (store/lean.py: pydantic judges any doubt) and whose
+writes take them, and whose lock is filelock's own `flock` without filelock (store/lock.py).
+
+Every write goes through `encode`: the generated lean writer's bytes, read back by the
+generated lean checker; on any doubt pydantic judges (it validates the object and its own
+`model_dump_json(indent=2)` is written, or its refusal is raised), so this store never writes
+what the pydantic store would not, and what both write is the same bytes
+(tests/test_lean_store_bytes.py). A pydantic model given to it is written as `FileStore` writes it.
+
+Open it with `LeanSettleStore(root)` (a `Path`), or `open_settle_store(root)` for whatever
+store the project chose: this one for files, the chosen store itself for any other.
+"""
+
+from __future__ import annotations
+
+import json
+
+from loopx_core.models import lean
+from loopx_core.store import lean as lean_reads
+from loopx_core.store.files import FileStore
+from loopx_core.store.ledger import reverse_lines
+from loopx_core.store.lock import flock_lock
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+    from datetime import datetime
+    from pathlib import Path
+    from typing import Any
+
+
+def _model(name: str) -> Any:
+    """The pydantic model `name` (what a doubt is judged by)."""
+    import loopx_core.models as models
+
+    return getattr(models, name)
+
+
+def _judged(record: Any) -> Any:
+    """`record`'s pydantic twin, validated (pydantic's `ValidationError` if it refuses it)."""
+    if hasattr(record, "model_dump_json"):
+        return record  # a pydantic model already: written as `FileStore` writes it
+    return _model(type(record).__name__).model_validate(lean.dump(record))
+
+
+def encode(record: Any) -> bytes:
+    """The file `record` (lean, or a pydantic model) is written as: pydantic's bytes, always.
+
+    The lean writer's JSON when the generated checker reads it back as a valid document;
+    otherwise pydantic validates the record (refusing it with its own error) and writes it.
+    """
+    name = type(record).__name__
+    try:
+        data = lean.dumps(record)
+        lean.CHECKERS[name](lean.loads(data))
+        return data + b"\n"
+    except (lean.Doubt, ValueError, TypeError, AttributeError, KeyError, RecursionError):
+        pass  # json's errors are ValueErrors; a foreign object has no writer, a model no checker
+    return _judged(record).model_dump_json(indent=2).encode() + b"\n"  # type: ignore[no-any-return]
+
+
+def encode_event(event: Any) -> bytes:
+    """A ledger line (no newline): `model_dump_json(exclude_none=True)` of the event's twin."""
+    try:
+        data = lean.dump_line(event)
+        if lean_reads.canonical_line(data, "LedgerEvent") is not None:
+            return data  # type: ignore[no-any-return]
+        lean.CHECKERS["LedgerEvent"](lean.loads(data))
+        return data  # type: ignore[no-any-return]
+    except (lean.Doubt, ValueError, TypeError, AttributeError, RecursionError):
+        pass
+    return _judged(event).model_dump_json(exclude_none=True).encode()  # type: ignore[no-any-return]
+
+
+def encode_history(entry: Any) -> bytes:
+    """A run history line (no newline): the entry's `model_dump(mode="json")`, compact JSON."""
+    try:
+        data = lean.to_json(entry)
+        line = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+        lean.CHECKERS["RunIndexEntry"](lean.loads(line))
+        return line
+    except (lean.Doubt, ValueError, TypeError, AttributeError, RecursionError):
+        pass
+    data = _judged(entry).model_dump(mode="json")
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+class LeanSettleStore(FileStore):
+    """A `FileStore` whose reads give lean objects and whose writes take them (same bytes)."""
+
+    models: Any = lean
+    """New records are lean objects: `store.models.TurnJournal(...)` builds the lean twin."""
+    _lean_events = True
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self._reads = lean_reads.LeanFileStore(self)
+
+    # -- the primitives FileStore's algorithms use
+    def _lock(self, name: str) -> AbstractContextManager[None]:
+        """The lock `name` through `flock` (no filelock import); the same lock filelock takes."""
+        return flock_lock(self.lock_path(name))
+
+    def _load(self, path: Path, name: str, *, what: str) -> Any:
+        """The file as a lean `name` (pydantic judges a doubt), or `read_model`'s error."""
+        return lean_reads.read_file(path, name, what=what, root=self.root)
+
+    def _save(self, path: Path, record: Any) -> None:
+        """Write `record` atomically as `encode` gives it."""
+        from loopx_core.store.atomic import atomic_write_bytes
+
+        atomic_write_bytes(path, encode(record))
+
+    def _last_event(self, path: Path) -> Any:
+        """The ledger's newest committed event (lean), or None."""
+        for line in reverse_lines(path):
+            return lean_reads.parse_event(path, line, self.root)
+        return None
+
+    def _retimed(self, event: Any, at: datetime) -> Any:
+        """A copy of `event` at `at`."""
+        if hasattr(event, "model_copy"):
+            return event.model_copy(update={"at": at})
+        cls = type(event)
+        copy = cls.__new__(cls)
+        for name in cls.__slots__:
+            object.__setattr__(copy, name, getattr(event, name))
+        copy.at = at
+        return copy
+
+    def _event_line(self, event: Any) -> bytes:
+        """The ledger line of `event` (no newline)."""
+        return encode_event(event)
+
+    def _history_line(self, entry: Any) -> bytes:
+        """The run history line of `entry` (no newline)."""
+        return encode_history(entry)
+
+    # -- reads not built on the primitives
+    def read_scheduler(self, goal_id: str) -> Any:
+        """The goal's scheduler state (lean; empty if no host reported yet)."""
+        return self._reads.read_scheduler(goal_id)
+
+    def ledger_since(self, goal_id: str, since: datetime) -> list[Any]:
+        """Ledger events (lean) at or after `since`, oldest first, reading only the file's tail."""
+        return self._reads.ledger_since(goal_id, since)  # type: ignore[no-any-return]
+
+    def ledger_all(self, goal_id: str) -> list[Any]:
+        """The whole ledger (lean), oldest first."""
+        path = self.ledger_path(goal_id)
+        events = [lean_reads.parse_event(path, line, self.root) for line in reverse_lines(path)]
+        events.reverse()
+        return events
+
+    def read_history(self, goal_id: str, *, last: int | None = None) -> list[Any]:
+        """The run history (lean; only its `last` lines if given), oldest first."""
+        return self._reads.read_history(goal_id, last=last)  # type: ignore[no-any-return]
+
+
+def open_settle_store(root: Path) -> Any:
+    """The store of the project at `root` for a settlement command: the lean store on files,
+    the chosen store itself (PostgreSQL) otherwise."""
+    from loopx_core.store.choice import FILES, choose, open_target
+
+    target = choose(root).target
+    return LeanSettleStore(root) if target == FILES else open_target(root, target)
