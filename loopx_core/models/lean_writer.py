@@ -48,7 +48,7 @@ def _float_text(value: float) -> str:
 
 def _time_text(value: _datetime) -> str:
     """A datetime as pydantic writes it: ISO 8601, microseconds only when set, `Z` for a zero
-    offset, another offset as +HH:MM of its whole seconds rounded (seconds then dropped)."""
+    offset, another offset as +HH:MM of its seconds rounded half away from zero (then the seconds dropped)."""
     text = (
         f"{value.year:04d}-{value.month:02d}-{value.day:02d}T"
         f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}"
@@ -58,10 +58,11 @@ def _time_text(value: _datetime) -> str:
     offset = value.utcoffset()
     if offset is None:
         return text
-    seconds = round(offset.total_seconds())
-    if not seconds:
+    seconds = offset.total_seconds()
+    whole = int(abs(seconds) + 0.5)  # rounded half away from zero, as Rust's f64::round
+    if not whole:
         return text + "Z"
-    minutes = abs(seconds) // 60
+    minutes = whole // 60
     return f"{text}{'-' if seconds < 0 else '+'}{minutes // 60:02d}:{minutes % 60:02d}"
 
 
@@ -111,6 +112,19 @@ def j_str(value: Any, _: bool = False) -> str:
     """A str field as JSON data."""
     if type(value) is not str:
         raise Doubt
+    return value
+
+
+def j_key(value: Any) -> str:
+    """A dict key as JSON data: a lone surrogate in one is doubt (pydantic writes U+FFFD for it, or
+    raises, by the dict's type)."""
+    if type(value) is not str:
+        raise Doubt
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise Doubt from None
     return value
 
 
@@ -266,7 +280,7 @@ def j_dict(item: Json) -> Json:
     def write(value: Any, drop: bool) -> Any:
         if type(value) is not dict:
             raise Doubt
-        return {j_str(k): item(v, drop) for k, v in value.items()}
+        return {j_key(k): item(v, drop) for k, v in value.items()}
 
     return write
 
@@ -330,7 +344,7 @@ def j_any(value: Any, drop: bool = False) -> Any:
     if kind is list:
         return [j_any(v) for v in value]
     if kind is dict:
-        return {j_str(k): j_any(v) for k, v in value.items()}
+        return {j_key(k): j_any(v) for k, v in value.items()}
     raise Doubt
 
 
