@@ -181,8 +181,9 @@ def instances(draw: st.DrawFn, model: type[BaseModel]) -> BaseModel:
     for name, info in model.model_fields.items():
         if not info.is_required() and draw(st.booleans()):
             continue
-        strategy = OVERRIDES[(model, name)] if (model, name) in OVERRIDES else None
-        strategy = strategy if strategy is not None else values(info.annotation, list(info.metadata))
+        strategy = OVERRIDES.get((model, name))
+        if strategy is None:
+            strategy = values(info.annotation, list(info.metadata))
         fields[name] = draw(strategy)
     try:
         return model(**fields)

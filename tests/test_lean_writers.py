@@ -10,7 +10,7 @@ fills the defaults pydantic's does, fresh per object, and copies what it is give
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -168,7 +168,7 @@ def test_lean_constructor_defaults_are_fresh_and_keywords_checked(model: type[Ba
 def test_a_lean_object_of_the_wrong_type_is_doubt_not_a_wrong_file() -> None:
     """Built without validation, a lean object may hold what its twin cannot: the writer refuses
     (the caller asks pydantic, which gives its own error) rather than write another file."""
-    now = datetime(2026, 11, 29, 12, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 29, 12, tzinfo=UTC)
     good = lean.PhaseRecord(phase="p", at=now)
     assert lean.dumps(good) == PhaseRecord(phase="p", at=now).model_dump_json(indent=2).encode()
     wrong = [
