@@ -283,6 +283,13 @@ def _exit(run: Callable[..., int], *values: object) -> NoReturn:
 
 
 def _should_run(fast: dict[str, object]) -> NoReturn:
+    from loopx_core.store.choice import TickStart
+
+    with TickStart(fast["root"]):  # type: ignore[arg-type]  # a team store's connection starts now
+        _tick(fast)
+
+
+def _tick(fast: dict[str, object]) -> NoReturn:
     from loopx_core.cli.output import Format, report_internal, resolve
     from loopx_core.cli.should_run import run_should_run
 

@@ -139,13 +139,55 @@ def open_target(root: Path | str, target: str, *, shared: bool = False) -> Store
         return store
 
 
+_STARTED: dict[str, tuple[str, Any]] = {}
+"""Team stores whose connection a `TickStart` began: root -> (DSN, store), for `open_for_tick`."""
+
+
+class TickStart:
+    """The team store's connection, started before a tick's modules load; closed at the end.
+
+    `with TickStart(root):` around a tick (cli/entry.py's should-run): on a PostgreSQL store the
+    connection starts without waiting (`LeanLink.start`), so the server prepares its session
+    while this process imports the tick's modules, and `open_for_tick` hands the tick that
+    store. At the end the store is closed, so no exit handler is left and the process may leave
+    at once. Nothing is reported here: whatever goes wrong (no root, a bad choice, no libpq)
+    the tick finds again, and says as it always did.
+    """
+
+    def __init__(self, root: str | None) -> None:
+        self.store: Any = None
+        try:
+            from loopx_core.store.roots import find_root_text
+
+            text = find_root_text(root)
+            target = choose(text).target
+            if target != FILES:
+                self.store = open_target(text, target)
+                self.store.lean_link.at_exit = False  # closed by `__exit__`, before the hot exit
+                self.store.lean_link.start()
+                _STARTED[text] = (target, self.store)
+        except Exception:  # the tick meets the same trouble and reports it
+            return
+
+    def __enter__(self) -> TickStart:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.store is not None:
+            _STARTED.clear()
+            self.store.close()
+
+
 def open_for_tick(root: str) -> Any:
     """The store of the project at `root` (`roots.find_root_text`'s answer) for a tick: what
     `open_store(Path(root))` opens, except that a file store comes as its lean reads over string
     paths (`store.lean.LeanFileStore` on a `FileLayout`), so a tick on files never loads pathlib;
-    the team store takes the string root as it is."""
+    the team store takes the string root as it is (the one a `TickStart` began, if it did)."""
     target = choose(root).target
     if target != FILES:
+        started = _STARTED.pop(root, None)
+        if started is not None and started[0] == target:
+            return started[1]
         return open_target(root, target)
     from loopx_core.store.files import FileLayout
     from loopx_core.store.lean import LeanFileStore

@@ -8,7 +8,9 @@ needs it.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def parsed(text: str, name: str, what: str, where: str, *, lean: bool = False) -> Any:

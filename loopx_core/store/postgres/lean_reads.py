@@ -11,16 +11,16 @@ user sees is exactly the psycopg path's, retries included.
 from __future__ import annotations
 
 from _thread import get_ident
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
 
 from loopx_core.store.postgres.common import LEAN_CONNECT_TIMEOUT_S, LIBPQ_OPTIONS
 from loopx_core.store.postgres.reads import SCHEMA_EXISTS, VERSION, DocumentReads
 from loopx_core.store.postgres.schema import LATEST
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
 if TYPE_CHECKING:
+    from datetime import datetime
     from pathlib import Path
-    from typing import Protocol
+    from typing import Any, Protocol
 
     from loopx_core.store.postgres.libpq import LeanConnection
 
@@ -49,21 +49,48 @@ class LeanLink:
         self.enabled = enabled
         self._conn: LeanConnection | None = None
         self._thread = get_ident()
+        self.at_exit = True
+        """Close the connection at the interpreter's exit; False where the owner closes it
+        (`choice.TickStart`): an exit handler, even unregistered, costs the hot exit (cli/entry.py)."""
+        self._registered = False
+
+    def start(self) -> None:
+        """Start connecting without waiting (the first statement finishes it); nothing when unsure."""
+        from loopx_core.store.postgres import libpq
+
+        try:
+            self.connection()
+        except libpq.Doubt:  # the link is off now: the first read asks psycopg
+            return
+
+    def connection(self) -> LeanConnection:
+        """The link's libpq connection (started now if it has none); `libpq.Doubt` (and the link
+        off for good) when unsure."""
+        from loopx_core.store.postgres import libpq
+
+        if not self.enabled or get_ident() != self._thread:
+            raise libpq.Doubt("the lean transport is off")
+        if self._conn is None:
+            try:
+                options = {**LIBPQ_OPTIONS, "connect_timeout": str(LEAN_CONNECT_TIMEOUT_S)}
+                self._conn = libpq.LeanConnection(self.dsn, options, timeout=LEAN_CONNECT_TIMEOUT_S)
+            except libpq.Doubt:
+                self.enabled = False
+                raise
+            if self.at_exit and not self._registered:
+                import atexit  # a C module: end the session cleanly at exit, as psycopg's finaliser does
+
+                atexit.register(self.close)
+                self._registered = True
+        return self._conn
 
     def rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         """The statement's rows over libpq; `libpq.Doubt` (and the link off for good) when unsure."""
         from loopx_core.store.postgres import libpq
 
-        if not self.enabled or get_ident() != self._thread:
-            raise libpq.Doubt("the lean transport is off")
+        conn = self.connection()
         try:
-            if self._conn is None:
-                options = {**LIBPQ_OPTIONS, "connect_timeout": str(LEAN_CONNECT_TIMEOUT_S)}
-                self._conn = libpq.LeanConnection(self.dsn, options)
-                import atexit  # a C module: end the session cleanly at exit, as psycopg's finaliser does
-
-                atexit.register(self.close)
-            return self._conn.rows(sql, params)
+            return conn.rows(sql, params)
         except libpq.Doubt:
             self.close()
             self.enabled = False
@@ -73,10 +100,7 @@ class LeanLink:
         """Close the connection (the link may open a new one)."""
         conn, self._conn = self._conn, None
         if conn is not None:
-            import atexit
-
-            atexit.unregister(self.close)
-            conn.close()
+            conn.close()  # the exit handler, if any, stays: Python 3.11 counts it even once unregistered
 
 
 class LeanPostgresReads(DocumentReads):

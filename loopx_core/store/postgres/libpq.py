@@ -17,12 +17,17 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
-from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 c_char_pp = ctypes.POINTER(ctypes.c_char_p)
 CONNECTION_OK = 0
+CONNECTION_BAD = 1
+POLLING_FAILED, POLLING_READING, POLLING_WRITING, POLLING_OK = 0, 1, 2, 3
 PGRES_TUPLES_OK = 2
 TEXT_OIDS = frozenset((25, 1043))  # text, varchar: the documents are read cast to ::text
 INT_OIDS = frozenset((20, 21, 23))
@@ -108,7 +113,9 @@ psycopg's path (a notice receiver with no handler) prints nothing."""
 def _prototypes(lib: Any) -> None:
     p, i, s = ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p
     for name, restype, argtypes in (
-        ("PQconnectdbParams", p, [c_char_pp, c_char_pp, i]),
+        ("PQconnectStartParams", p, [c_char_pp, c_char_pp, i]),
+        ("PQconnectPoll", i, [p]),
+        ("PQsocket", i, [p]),
         ("PQstatus", i, [p]),
         ("PQparameterStatus", s, [p, s]),
         ("PQexecParams", p, [p, s, i, p, c_char_pp, p, p, i]),
@@ -193,9 +200,15 @@ def numbered(sql: str) -> bytes:
 
 
 class LeanConnection:
-    """One libpq connection in autocommit, opened with the options psycopg's path gives it."""
+    """One libpq connection in autocommit, opened with the options psycopg's path gives it.
 
-    def __init__(self, dsn: str, options: dict[str, str]) -> None:
+    The connection starts without waiting (libpq's `PQconnectStartParams`, the startup packet
+    sent at once): the server authenticates and prepares its backend while this process goes
+    on, and the first statement finishes the handshake (`PQconnectPoll`), waiting at most
+    `timeout` seconds from the start, as libpq's `connect_timeout` would.
+    """
+
+    def __init__(self, dsn: str, options: dict[str, str], *, timeout: float = 2.0) -> None:
         lib = library()
         if "\x00" in dsn or any("\x00" in v for v in options.values()):
             raise Doubt("a NUL byte")
@@ -203,26 +216,72 @@ class LeanConnection:
             pairs = [(b"dbname", dsn.encode())] + [(k.encode(), v.encode()) for k, v in options.items()]
         except UnicodeError:
             raise Doubt("not encodable") from None
-        # expand_dbname: the DSN is expanded in place, so the options after it win (as psycopg's do)
+        from time import monotonic
+
+        self._deadline = monotonic() + timeout
         self._lib = lib
-        self._conn = lib.PQconnectdbParams(
+        self._ready = False
+        # expand_dbname: the DSN is expanded in place, so the options after it win (as psycopg's do)
+        self._conn = lib.PQconnectStartParams(
             _strings([k for k, _ in pairs]), _strings([v for _, v in pairs]), 1
         )
         if not self._conn:
             raise Doubt("out of memory")
         lib.PQsetNoticeProcessor(self._conn, _SILENT, None)  # before any statement, as psycopg's receiver
-        if lib.PQstatus(self._conn) != CONNECTION_OK or self._encoding() != b"UTF8":
+        if lib.PQstatus(self._conn) == CONNECTION_BAD:
             self.close()
             raise Doubt("not connected")
+        self._state = POLLING_WRITING  # as libpq's documentation says to begin
+        self._advance(0.0)  # the startup packet goes now, if the socket takes it without waiting
+
+    def _advance(self, wait: float | None) -> bool:
+        """Poll the handshake on (each step after waiting up to `wait` s for the socket; None: till
+        the deadline); True once connected, False when it would wait longer, `Doubt` on failure."""
+        from time import monotonic
+
+        lib, conn = self._lib, self._conn
+        while self._state != POLLING_OK:
+            if self._state == POLLING_FAILED:
+                self.close()
+                raise Doubt("not connected")
+            left = self._deadline - monotonic() if wait is None else wait
+            if left <= 0 and wait is None:
+                self.close()
+                raise Doubt("timed out connecting")
+            sock = lib.PQsocket(conn)
+            if sock < 0:
+                self.close()
+                raise Doubt("no socket")
+            ready = _wait(sock, self._state == POLLING_READING, max(left, 0.0))
+            if ready < 0:
+                self.close()
+                raise Doubt("cannot wait for the server")
+            if ready == 0:
+                if wait is not None:
+                    return False
+                continue  # the deadline decides
+            self._state = lib.PQconnectPoll(conn)
+        return True
+
+    def _connected(self) -> None:
+        """Finish the handshake (waiting as long as the deadline allows) and check the session."""
+        if self._ready:
+            return
+        if self._conn is None:
+            raise Doubt("closed")
+        self._advance(None)
+        if self._lib.PQstatus(self._conn) != CONNECTION_OK or self._encoding() != b"UTF8":
+            self.close()
+            raise Doubt("not connected")
+        self._ready = True
 
     def _encoding(self) -> bytes | None:
         return self._lib.PQparameterStatus(self._conn, b"client_encoding")  # type: ignore[no-any-return]
 
     def rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         """The statement's rows, each value as psycopg would give it (text, int, bool or None)."""
+        self._connected()
         lib, conn = self._lib, self._conn
-        if conn is None:
-            raise Doubt("closed")
         values = [_param(v) for v in params]
         command = numbered(sql)
         result = lib.PQexecParams(conn, command, len(values), None, _strings(values), None, None, 0)
@@ -258,6 +317,35 @@ class LeanConnection:
         conn, self._conn = self._conn, None
         if conn:
             self._lib.PQfinish(conn)
+
+
+class _PollFd(ctypes.Structure):
+    """poll(2)'s `struct pollfd`."""
+
+    _fields_ = [("fd", ctypes.c_int), ("events", ctypes.c_short), ("revents", ctypes.c_short)]
+
+
+_LIBC: list[Any] = []
+POLLIN, POLLOUT = 1, 4
+
+
+def _wait(sock: int, reading: bool, seconds: float) -> int:
+    """poll(2) on one socket (the C library's, through ctypes: no `select` module to load): 1 when
+    it is ready (or failed: libpq then says so), 0 after `seconds`, -1 when poll itself fails."""
+    if not _LIBC:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.poll.restype, libc.poll.argtypes = (
+            ctypes.c_int,
+            [ctypes.POINTER(_PollFd), ctypes.c_ulong, ctypes.c_int],
+        )
+        _LIBC.append(libc)
+    fd = _PollFd(sock, POLLIN if reading else POLLOUT, 0)
+    while True:
+        found = _LIBC[0].poll(ctypes.byref(fd), 1, max(0, min(round(seconds * 1000), 2**31 - 1)))
+        if found >= 0:
+            return 1 if found else 0
+        if ctypes.get_errno() != 4:  # EINTR: a signal; wait again
+            return -1
 
 
 def _reader(oid: int) -> Any:

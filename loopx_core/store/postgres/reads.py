@@ -8,13 +8,15 @@ differ only in the transport and the parser.
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
-
 from loopx_core.errors import NotFoundError
 from loopx_core.ids import check_id
 from loopx_core.models.identity import check_turn_key
 from loopx_core.store.postgres.documents import empty_scheduler, parsed
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any
 
 SCHEMA_EXISTS = "SELECT to_regclass('loopx_schema') IS NOT NULL"
 VERSION = "SELECT version FROM loopx_schema"

@@ -16,10 +16,6 @@ from __future__ import annotations
 
 import json
 from _thread import allocate_lock
-from collections.abc import Callable
-from contextlib import AbstractContextManager
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from loopx_core.errors import ConflictError, NotFoundError, SchemaUnsupportedError
 from loopx_core.faults import race_window
@@ -33,8 +29,13 @@ from loopx_core.store.postgres.reads import NO_STATE, SCHEMA_EXISTS, VERSION, Do
 from loopx_core.store.postgres.schema import LATEST, MIGRATIONS
 from loopx_core.store.postgres.writes import append_history, insert_event, schema_version_in, upsert_run
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
+    from datetime import datetime
     from pathlib import Path
+    from typing import Any, TypeVar
 
     import psycopg
 
@@ -45,8 +46,7 @@ if TYPE_CHECKING:
     from loopx_core.store.postgres.session import Session
 
     Conn = psycopg.Connection[Any]
-
-T = TypeVar("T")
+    T = TypeVar("T")
 
 REGISTRY_LOCK = ":registry"
 MIGRATE_LOCK = ":migrate"

@@ -3,11 +3,12 @@ history row (the unique constraints make each a receipt), and the schema version
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from loopx_core.store.postgres.reads import VERSION
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
 if TYPE_CHECKING:
+    from typing import Any
+
     import psycopg
 
     from loopx_core.models import LedgerEvent

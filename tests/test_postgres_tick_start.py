@@ -1,0 +1,146 @@
+"""A tick on the team store starts its connection first and leaves through the hot exit.
+
+`choice.TickStart` (cli/entry.py's should-run) begins the lean connection (libpq's
+`PQconnectStartParams`) before the tick's modules are imported, so the server prepares its
+session meanwhile; it closes the store at the end, so no exit handler is left and the process
+leaves without the interpreter's teardown, as a tick on files does. Proven here on the real
+server, in whole processes: the connection is begun before `ops.tick` loads, once, and the
+packet is byte for byte typer's (which opens the store the ordinary way).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from loopx_core.store import choice
+from loopx_core.store.postgres import PostgresStore, libpq
+from tests.conftest import T0_ISO
+from tests.pg import Cluster, cluster_fixture, team_project  # noqa: F401  (the session fixture pg_cluster)
+
+REPO = Path(__file__).resolve().parent.parent
+
+WATCHED = """\
+import atexit, json, os, sys
+from loopx_core.store.postgres import libpq
+from loopx_core.cli import entry
+
+seen = {"connections": [], "handlers_at_exit": None}
+begin = libpq.LeanConnection.__init__
+
+def counted(self, *args, **kwargs):
+    seen["connections"].append("loopx_core.ops.tick" in sys.modules)
+    begin(self, *args, **kwargs)
+
+libpq.LeanConnection.__init__ = counted
+leave = entry._leave
+
+def watched(code):
+    seen["handlers_at_exit"] = atexit._ncallbacks()
+    sys.stderr.write(json.dumps(seen) + "\\n")
+    leave(code)
+
+entry._leave = watched
+sys.argv = ["loopx", *sys.argv[1:]]
+entry.main()
+"""
+
+
+@pytest.fixture
+def team(tmp_path: Path, pg_cluster: Cluster) -> Iterator[Path]:
+    """A team project of three todos (its store closed: each process opens its own)."""
+    _, store = team_project(tmp_path, pg_cluster, todos=3)
+    store.close()
+    return tmp_path
+
+
+def run(root: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """should-run as the console script runs it (`main()` on the process arguments)."""
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            WATCHED,
+            "--root",
+            str(root),
+            "quota",
+            "should-run",
+            "-g",
+            "g",
+            "-a",
+            "builder",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        env={"LOOPX_COVERAGE": "off", "LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root), **(env or {})},
+        cwd=REPO,
+        check=False,
+    )
+
+
+def test_the_connection_starts_before_the_tick_loads_and_the_process_leaves_at_once(team: Path) -> None:
+    done = run(team, "-f", "json")
+    seen = json.loads(done.stderr.strip().splitlines()[-1])
+    assert done.returncode == 0 and json.loads(done.stdout)["decision"] == "run"
+    assert seen["connections"] == [False]  # one connection, begun before ops.tick was imported
+    assert seen["handlers_at_exit"] == 0  # closed by TickStart: the hot exit, no teardown
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown"])
+def test_the_packet_is_typer_s(team: Path, fmt: str) -> None:
+    """The lean entry with its early connection prints what typer's command prints."""
+    lean = run(team, "-f", fmt)
+    typer = run(team, "-f", fmt, env={"LOOPX_NO_FAST_PATH": "1"})
+    assert (lean.returncode, lean.stdout) == (typer.returncode, typer.stdout)
+    assert lean.returncode == 0
+
+
+def test_an_unreachable_store_is_psycopg_s_error_still(tmp_path: Path) -> None:
+    """No server behind the socket: the early start gives up at once, the tick says what psycopg says."""
+    (tmp_path / ".loopx").mkdir()
+    dsn = f"host={tmp_path / 'nowhere'} dbname=x"
+    env = {"LOOPX_STORE": dsn, "LOOPX_LOCK_TIMEOUT": "0.2"}
+    lean = run(tmp_path, "-f", "json", env=env)
+    typer = run(tmp_path, "-f", "json", env={**env, "LOOPX_NO_FAST_PATH": "1"})
+    assert (lean.returncode, lean.stdout) == (typer.returncode, typer.stdout)
+    assert lean.returncode == 6 and "cannot reach the store" in lean.stdout
+    assert str(tmp_path) not in lean.stdout + lean.stderr.splitlines()[-1]
+
+
+ROOTS = st.one_of(
+    st.none(),
+    st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30),
+    st.sampled_from(["~nobody-here/x", "/", ".", "..", "/proc/self/fd/0", "\x00", "~"]),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(root=ROOTS, store=st.sampled_from(["", "files", "host=/nonexistent dbname=x", "nonsense", "a=b=c"]))
+def test_a_tick_start_never_raises_and_leaves_nothing_behind(
+    root: str | None, store: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever the root and the store named: no exception (the tick reports it), nothing left open."""
+    monkeypatch.setenv(choice.ENV_VAR, store)
+    with choice.TickStart(root) as started:
+        assert started.store is None or isinstance(started.store, PostgresStore)
+    assert choice._STARTED == {}
+    if started.store is not None:
+        assert started.store.lean_link._conn is None
+
+
+def test_a_connection_to_no_server_is_a_doubt_at_once(tmp_path: Path) -> None:
+    """The non-blocking start refuses a socket nobody listens on (psycopg then says why)."""
+    import time
+
+    started = time.monotonic()
+    with pytest.raises(libpq.Doubt):
+        libpq.LeanConnection(f"host={tmp_path} dbname=x", {}, timeout=2.0).rows("SELECT 1", ())
+    assert time.monotonic() - started < 1.0
