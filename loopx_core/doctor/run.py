@@ -97,9 +97,35 @@ def run_doctor(
                 finding.status, finding.done = "repair_failed", exc.message
             except OSError as exc:
                 finding.status, finding.done = "repair_failed", f"I/O error: {exc.strerror or exc}"
+        if report.changed and "state" in groups:
+            _verify_state(report, store, now)
     if not dry_run and "notices" in groups:
         _flush(store)
     return report
+
+
+def _verify_state(report: Report, store: Store, now: datetime) -> None:
+    """Check the state again after its repairs: a repair only counts if its finding is gone.
+
+    A repair can do its part and still leave the goal broken (no previous good version to
+    restore; the file's folder is itself a file), and mending one file can uncover the next
+    problem (a restored older state no longer names a turn's journal). Either stands in the
+    report, so `healthy` and the exit code say what the next check would.
+    """
+    from loopx_core.doctor.state import check_state
+
+    after = {(f.code, tuple(sorted(f.subject.items()))): f for f in check_state(store, now)}
+    for finding in report.findings:
+        if finding.group != "state":
+            continue
+        still = after.pop((finding.code, tuple(sorted(finding.subject.items()))), None)
+        if still is not None and finding.status == "repaired":
+            finding.status = "repair_failed"
+            finding.done = f"{finding.done}; it still stands: {still.message}"
+    for uncovered in after.values():
+        uncovered.fix = None  # found by this run's repairs: the next --repair mends it
+        report.findings.append(uncovered)
+    report.findings.sort(key=lambda f: (GROUPS.index(f.group), _rank(f), f.code))
 
 
 def _rank(f: Finding) -> int:
