@@ -104,6 +104,7 @@ WRITER_NAMES = (
     "c_list",
     "c_optional",
     "c_scalar",
+    "c_scalars",
     "dump_compact",
     "dump_line",
     "dumps",
@@ -121,6 +122,7 @@ WRITER_NAMES = (
     "p_list",
     "p_optional",
     "p_scalar",
+    "p_scalars",
     "to_json",
     "w_bool",
     "w_float",
@@ -583,7 +585,7 @@ class WriterSource:
             inner = self.pair(options[0], mode, hoist)
             return self.hoist(f"{mode}_optional({inner})", hoist), True
         if origin is list:
-            return self.hoist(f"{mode}_list({self.pair(get_args(annotation)[0], mode, hoist)})", hoist), True
+            return self.hoist(self.items(get_args(annotation)[0], mode, hoist), hoist), True
         if origin is dict:
             key, value = get_args(annotation)
             if self.writer(key, "j", hoist)[0] != "j_str":
@@ -600,6 +602,11 @@ class WriterSource:
         """A writer taking two arguments (a scalar's wrapped for a container)."""
         expr, two = self.writer(annotation, mode, hoist + "_")
         return expr if two else f"{mode}_scalar({expr})"
+
+    def items(self, annotation: Any, mode: str, hoist: str) -> str:
+        """A list's writer: of scalars, one call an item (`p_scalars`); else of its items' writer."""
+        expr, two = self.writer(annotation, mode, hoist + "_")
+        return f"{mode}_list({expr})" if two else f"{mode}_scalars({expr})"
 
     def hoist(self, expr: str, name: str) -> str:
         """`expr` built once at import, under `name`."""

@@ -38,6 +38,7 @@ from loopx_core.models.lean_writer import (
     c_list,
     c_optional,
     c_scalar,
+    c_scalars,
     dump_compact,
     dump_line,
     dumps,
@@ -55,6 +56,7 @@ from loopx_core.models.lean_writer import (
     p_list,
     p_optional,
     p_scalar,
+    p_scalars,
     to_json,
     w_bool,
     w_float,
@@ -433,8 +435,8 @@ def _model_AgentEntry(value: Any) -> AgentEntry:
     return out
 
 
-_WP_AgentEntry_capabilities = p_list(p_scalar(w_str))
-_WC_AgentEntry_capabilities = c_list(c_scalar(w_str))
+_WP_AgentEntry_capabilities = p_scalars(w_str)
+_WC_AgentEntry_capabilities = c_scalars(w_str)
 _WJ_AgentEntry_capabilities = j_list(j_str)
 
 
@@ -838,14 +840,14 @@ def _model_Todo(value: Any) -> Todo:
     return out
 
 
-_WP_Todo_required_capabilities = p_list(p_scalar(w_str))
-_WC_Todo_required_capabilities = c_list(c_scalar(w_str))
+_WP_Todo_required_capabilities = p_scalars(w_str)
+_WC_Todo_required_capabilities = c_scalars(w_str)
 _WJ_Todo_required_capabilities = j_list(j_str)
-_WP_Todo_excluded_agents = p_list(p_scalar(w_str))
-_WC_Todo_excluded_agents = c_list(c_scalar(w_str))
+_WP_Todo_excluded_agents = p_scalars(w_str)
+_WC_Todo_excluded_agents = c_scalars(w_str)
 _WJ_Todo_excluded_agents = j_list(j_str)
-_WP_Todo_evidence = p_list(p_scalar(w_str))
-_WC_Todo_evidence = c_list(c_scalar(w_str))
+_WP_Todo_evidence = p_scalars(w_str)
+_WC_Todo_evidence = c_scalars(w_str)
 _WJ_Todo_evidence = j_list(j_str)
 
 
@@ -1594,8 +1596,8 @@ _WJ_GoalState_gates = j_list(_json_Gate)
 _WP_GoalState_health = p_list(_pretty_HealthFinding)
 _WC_GoalState_health = c_list(_compact_HealthFinding)
 _WJ_GoalState_health = j_list(_json_HealthFinding)
-_WP_GoalState_evidence = p_list(p_scalar(w_str))
-_WC_GoalState_evidence = c_list(c_scalar(w_str))
+_WP_GoalState_evidence = p_scalars(w_str)
+_WC_GoalState_evidence = c_scalars(w_str)
 _WJ_GoalState_evidence = j_list(j_str)
 _WP_GoalState_open_turns = p_dict(p_scalar(w_str))
 _WC_GoalState_open_turns = c_dict(c_scalar(w_str))
@@ -2303,8 +2305,8 @@ _WC_TurnJournal_identity_ = c_optional(c_scalar(w_str))
 _WC_TurnJournal_identity = c_dict(_WC_TurnJournal_identity_)
 _WJ_TurnJournal_identity_ = j_optional(j_str)
 _WJ_TurnJournal_identity = j_dict(_WJ_TurnJournal_identity_)
-_WP_TurnJournal_plan = p_list(p_scalar(w_str))
-_WC_TurnJournal_plan = c_list(c_scalar(w_str))
+_WP_TurnJournal_plan = p_scalars(w_str)
+_WC_TurnJournal_plan = c_scalars(w_str)
 _WJ_TurnJournal_plan = j_list(j_str)
 _WP_TurnJournal_phases = p_list(_pretty_PhaseRecord)
 _WC_TurnJournal_phases = c_list(_compact_PhaseRecord)

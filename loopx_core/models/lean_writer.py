@@ -48,18 +48,17 @@ def _float_text(value: float) -> str:
 
 def _time_text(value: _datetime) -> str:
     """A datetime as pydantic writes it: ISO 8601, microseconds only when set, `Z` for a zero
-    offset, another offset as +HH:MM of its seconds rounded half away from zero (then the seconds dropped)."""
-    text = (
-        f"{value.year:04d}-{value.month:02d}-{value.day:02d}T"
-        f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}"
-    )
-    if value.microsecond:
-        text += f".{value.microsecond:06d}"
-    offset = value.utcoffset()
-    if offset is None:
+    offset, another offset as +HH:MM of its seconds rounded half away from zero (then the
+    seconds dropped)."""
+    text = value.isoformat()
+    offset = text[26 if value.microsecond else 19 :]  # isoformat pads the year to four digits
+    if len(offset) == 6:  # a whole-minute offset: isoformat's is pydantic's, but for zero
+        return text[:-6] + "Z" if offset == "+00:00" else text
+    if not offset:
         return text
-    seconds = offset.total_seconds()
+    seconds = value.utcoffset().total_seconds()  # type: ignore[union-attr]
     whole = int(abs(seconds) + 0.5)  # rounded half away from zero, as Rust's f64::round
+    text = text[: -len(offset)]
     if not whole:
         return text + "Z"
     minutes = whole // 60
@@ -67,11 +66,9 @@ def _time_text(value: _datetime) -> str:
 
 
 # -- scalars: the JSON text of a field's value (compact and pretty alike) ---------------------
-def w_str(value: Any) -> str:
-    """A str field."""
-    if type(value) is not str:
-        raise Doubt
-    return _quote(value)
+w_str = _quote
+"""A str field: the C encoder raises TypeError on anything but a str, which the writers'
+entry points turn into `Doubt` (no check of our own on the hottest call)."""
 
 
 def w_int(value: Any) -> str:
@@ -104,7 +101,35 @@ def w_time(value: Any) -> str:
     """A datetime field."""
     if type(value) is not _datetime:
         raise Doubt
+    text = value.isoformat()
+    if text[-6:] == "+00:00" and len(text) in (25, 32):  # UTC, what LoopX writes: no second call
+        return '"' + text[:-6] + 'Z"'
     return '"' + _time_text(value) + '"'
+
+
+def p_scalars(text: Callable[[Any], str]) -> Pretty:
+    """`list[scalar]` in pretty form: one call an item."""
+
+    def write(value: Any, pad: str) -> str:
+        if type(value) is not list:
+            raise Doubt
+        if not value:
+            return "[]"
+        inner = pad + "  "
+        return "[\n" + inner + (",\n" + inner).join(map(text, value)) + "\n" + pad + "]"
+
+    return write
+
+
+def c_scalars(text: Callable[[Any], str]) -> Compact:
+    """`list[scalar]` in compact form."""
+
+    def write(value: Any, drop: bool) -> str:
+        if type(value) is not list:
+            raise Doubt
+        return "[" + ",".join(map(text, value)) + "]"
+
+    return write
 
 
 # -- json mode: the value `model_dump(mode="json")` gives --------------------------------------
@@ -363,34 +388,43 @@ def _encoded(text: str) -> bytes:
         raise Doubt from None
 
 
+_UNWRITABLE = (TypeError, AttributeError, RecursionError)
+"""A writer's failures that mean the value is not what its field holds (a str writer given an
+int, a field never set, a cycle): doubt, for the caller to ask pydantic."""
+
+
 def dumps(obj: Any) -> bytes:
     """`model_dump_json(indent=2).encode()` of `obj`'s pydantic twin (a stored file, without its
-    final newline), or `Doubt`."""
+    final newline), or `Doubt`; a `TypeError` if `obj` is no lean object."""
+    write = _writers(obj)[0]
     try:
-        return _encoded(_writers(obj)[0](obj, ""))
-    except RecursionError:
+        return _encoded(write(obj, ""))
+    except _UNWRITABLE:
         raise Doubt from None
 
 
 def dump_line(obj: Any) -> bytes:
     """`model_dump_json(exclude_none=True).encode()` of `obj`'s twin (a ledger line), or `Doubt`."""
+    write = _writers(obj)[1]
     try:
-        return _encoded(_writers(obj)[1](obj, True))
-    except RecursionError:
+        return _encoded(write(obj, True))
+    except _UNWRITABLE:
         raise Doubt from None
 
 
 def dump_compact(obj: Any, *, exclude_none: bool = False) -> bytes:
     """`model_dump_json(exclude_none=...).encode()` of `obj`'s twin, or `Doubt`."""
+    write = _writers(obj)[1]
     try:
-        return _encoded(_writers(obj)[1](obj, exclude_none))
-    except RecursionError:
+        return _encoded(write(obj, exclude_none))
+    except _UNWRITABLE:
         raise Doubt from None
 
 
 def to_json(obj: Any, *, exclude_none: bool = False) -> dict[str, Any]:
     """`model_dump(mode="json", exclude_none=...)` of `obj`'s twin, or `Doubt`."""
+    write = _writers(obj)[2]
     try:
-        return _writers(obj)[2](obj, exclude_none)  # type: ignore[no-any-return]
-    except RecursionError:
+        return write(obj, exclude_none)  # type: ignore[no-any-return]
+    except _UNWRITABLE:
         raise Doubt from None
