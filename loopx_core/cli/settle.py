@@ -21,11 +21,13 @@ if TYPE_CHECKING:
 
 
 def open_root(root: str | None) -> Store:
-    """The project's store, as typer's `common.store` opens it."""
-    from loopx_core.store.choice import open_store
+    """The project's store for a settlement command: on files the lean store (lean objects,
+    no pydantic unless a value is in doubt; tests/test_lean_settlement_parity.py), else the
+    store typer's `common.store` opens."""
+    from loopx_core.store.lean_store import open_settle_store
     from loopx_core.store.roots import find_root
 
-    return open_store(find_root(root))
+    return open_settle_store(find_root(root))
 
 
 def result_markdown(packet: dict[str, Any]) -> str:
