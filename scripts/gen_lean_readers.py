@@ -82,6 +82,7 @@ RUNTIME_NAMES = (
     "_REQUIRED",
     "_Lean",
     "_any",
+    "_aware",
     "_bool",
     "_dict",
     "_float",
@@ -531,6 +532,28 @@ class Generator:
             return '"(' + TIME_PATTERN + ')"', "str", check.replace("_time(", "_time_text(", 1)
         raise SystemExit(f"unsupported field {annotation!r} in a line form")
 
+    def domains(self) -> str:
+        """`DOMAINS`: a python-mode check of each input-domain alias of models/domain.py, for
+        `domain.check`'s lean twin (the value `TypeAdapter(alias).validate_python` gives, or `Doubt`)."""
+        if self.roots is not ROOTS:
+            return ""  # a plugin's module: the core's DOMAINS serve every caller
+        entries = []
+        for name, alias in vars(domain).items():
+            if get_origin(alias) is not Annotated or get_origin(get_args(alias)[0]) is not None:
+                continue  # not an alias, or a container (a free JSON object is no input domain)
+            check = self.check(alias, [])
+            if check.startswith("_time("):
+                check = "_aware(" + check.removeprefix("_time(")  # python mode: a datetime
+            entries.append(f"    {name!r}: {check},")
+        return (
+            "\n\nDOMAINS: dict[str, Any] = {\n"
+            + "\n".join(entries)
+            + "\n}\n"
+            + '"""Each input domain of loopx_core.models.domain by name: `DOMAINS[name](value)` is the value '
+            + "pydantic's `TypeAdapter(domain).validate_python(value)` gives, or raises `Doubt` (a str, a "
+            + 'bool, a value out of range: pydantic then gives its value or its error)."""\n'
+        )
+
     def render(self) -> str:
         """The whole module."""
         for root in self.roots:
@@ -547,6 +570,7 @@ class Generator:
         body += "\n\n\n".join(bodies)
         body += f"\n\n\nCHECKERS: dict[str, Any] = {{{readers}}}\n"
         body += '"""Each model\'s checker by name: `CHECKERS[name](parsed_json)` is a lean object or raises `Doubt`."""\n'
+        body += self.domains()
         if not self.lines:
             return body
         forms = [self.line_form(m) for m in self.lines]

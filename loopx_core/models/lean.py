@@ -17,6 +17,7 @@ from loopx_core.models.lean_runtime import (
     _REQUIRED,
     _Lean,
     _any,
+    _aware,
     _bool,
     _dict,
     _float,
@@ -3219,6 +3220,26 @@ CHECKERS: dict[str, Any] = {
     "ReceiptIndex": _model_ReceiptIndex,
 }
 """Each model's checker by name: `CHECKERS[name](parsed_json)` is a lean object or raises `Doubt`."""
+
+
+DOMAINS: dict[str, Any] = {
+    "Compute": _float(ge=0.0, le=1.0),
+    "WindowHours": _float(gt=0.0, le=87600),
+    "SlotMinutes": _float(ge=0.01, le=1576800),
+    "Minutes": _float(gt=0.0, le=1576800),
+    "MinutesOrZero": _float(ge=0.0, le=1576800),
+    "Seconds": _float(ge=0.0, le=32503680000.0),
+    "NoProgressLimit": _int(ge=1, le=1000),
+    "Priority": _int(ge=0, le=9),
+    "Slots": _int(ge=1, le=1000000000),
+    "SlotCount": _int(ge=0, le=1000000000),
+    "Count": _int(ge=0, le=9007199254740991),
+    "Ordinal": _int(ge=1, le=9007199254740991),
+    "Id": _id,
+    "InputTime": _aware(datetime(3000, 1, 1, tzinfo=UTC)),
+    "Time": _aware(datetime(3100, 1, 1, tzinfo=UTC)),
+}
+"""Each input domain of loopx_core.models.domain by name: `DOMAINS[name](value)` is the value pydantic's `TypeAdapter(domain).validate_python(value)` gives, or raises `Doubt` (a str, a bool, a value out of range: pydantic then gives its value or its error)."""
 
 
 _LINE_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

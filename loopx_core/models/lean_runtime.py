@@ -181,6 +181,19 @@ def _time_text(end: _datetime | None) -> Check:
     return check
 
 
+def _aware(end: _datetime | None) -> Check:
+    """An input time given as a datetime (python mode): aware, from 1970 to before `end`."""
+
+    def check(value: Any) -> _datetime:
+        if type(value) is not _datetime or value.utcoffset() is None:
+            raise Doubt
+        if end is not None and not _EPOCH <= value < end:
+            raise Doubt
+        return value
+
+    return check
+
+
 def _optional(inner: Check) -> Check:
     def check(value: Any) -> Any:
         return None if value is None else inner(value)

@@ -15,6 +15,7 @@ from loopx_core.models.lean_runtime import (
     _REQUIRED,
     _Lean,
     _any,
+    _aware,
     _bool,
     _dict,
     _float,
