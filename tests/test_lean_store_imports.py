@@ -13,9 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from loopx_core.models import lean
 from tests.builders import build_project
 from tests.probe import NO_COVERAGE, REPO
 
@@ -95,11 +92,6 @@ def test_every_store_call_of_a_turn_loads_no_pydantic_and_no_filelock(tmp_path: 
     assert loaded == set()
 
 
-@pytest.mark.xfail(
-    not hasattr(lean, "DOMAINS"),
-    reason="the settlement code checks inputs through pydantic until the generated lean domain checks land",
-    strict=True,
-)
 def test_a_whole_turn_loads_no_pydantic_and_no_filelock(tmp_path: Path) -> None:
     build_project(tmp_path, agents=("builder",))
     kind, status, loaded = _probe(TURN, tmp_path)

@@ -7,9 +7,9 @@ append and the index write leaves at most those), so a retry finds its receipt h
 long ago its turn ran, without reading back through the ledger. A missing or damaged index
 is rebuilt from the files it indexes; one of a newer schema is refused like any state file.
 
-No pydantic on the common path: the index is read into a plain `Index` when the standard
-library is sure of it, and written as the bytes `ReceiptIndex.model_dump_json(indent=2)` gives
-(tests/adversarial/test_lean_receipt_index.py); anything else is `ReceiptIndex`'s to judge.
+No pydantic on the common path: the index is read and written as its generated lean twin
+(`loopx_core.models.lean.ReceiptIndex`: the same values, pydantic's bytes;
+tests/adversarial/test_lean_receipt_index.py); any doubt is `ReceiptIndex`'s to judge.
 The ledger's lines are read as pydantic `LedgerEvent`s, or (`Sources.lean`, the settlement
 store) as their lean twins through `store.lean`, with pydantic judging any doubt.
 """
@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 
 from loopx_core.errors import NotFoundError, SchemaUnsupportedError, StateInvalidError
-from loopx_core.models.lean_runtime import Doubt, loads
+from loopx_core.models import lean
 from loopx_core.models.record import Record
 from loopx_core.store.atomic import atomic_write_bytes, read_bytes, read_model, shown, version_shown
 from loopx_core.store.ledger import parse_event, unreadable
@@ -32,9 +32,6 @@ if TYPE_CHECKING:
 
 
 _WHAT = "receipt index"
-_NAMES = frozenset(("schema_version", "ledger_offset", "runs_offset", "spends", "voids", "runs"))
-_BIG = 2**53
-"""Beyond this an integer is left to pydantic (the standard library reads any size)."""
 
 
 def __getattr__(name: str) -> Any:
@@ -46,93 +43,46 @@ def __getattr__(name: str) -> Any:
     return ReceiptIndex
 
 
-class Index:
-    """The receipt index as plain data: `ReceiptIndex`'s fields, without pydantic."""
-
-    __slots__ = ("ledger_offset", "runs", "runs_offset", "spends", "voids")
-
-    def __init__(
-        self,
-        ledger_offset: int = 0,
-        runs_offset: int = 0,
-        spends: dict[str, int] | None = None,
-        voids: dict[str, int] | None = None,
-        runs: dict[str, int] | None = None,
-    ) -> None:
-        self.ledger_offset = ledger_offset
-        self.runs_offset = runs_offset
-        self.spends: dict[str, int] = {} if spends is None else spends
-        """Turn instance id -> offset of its spend line in `events.jsonl`."""
-        self.voids: dict[str, int] = {} if voids is None else voids
-        """Voided event id -> offset of the void line."""
-        self.runs: dict[str, int] = {} if runs is None else runs
-        """Run id -> offset of its line in `runs/index.jsonl`."""
-
-    def data(self) -> dict[str, Any]:
-        """The index as `ReceiptIndex.model_dump()` gives it (fields in the model's order)."""
-        return {
-            "schema_version": 1,
-            "ledger_offset": self.ledger_offset,
-            "runs_offset": self.runs_offset,
-            "spends": dict(self.spends),
-            "voids": dict(self.voids),
-            "runs": dict(self.runs),
-        }
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Index) and self.data() == other.data()
-
-    __hash__ = None  # type: ignore[assignment]  (mutable, as a pydantic model)
-
-    def copy(self) -> Index:
-        """An independent copy (what `model_copy(deep=True)` gave)."""
-        return Index(
-            self.ledger_offset, self.runs_offset, dict(self.spends), dict(self.voids), dict(self.runs)
-        )
-
-    def encode(self) -> bytes:
-        """The file's bytes: `ReceiptIndex(...).model_dump_json(indent=2)` and a newline."""
-        try:
-            return json.dumps(self.data(), indent=2, ensure_ascii=False).encode() + b"\n"
-        except (UnicodeEncodeError, ValueError):  # a lone surrogate: pydantic's to answer
-            from loopx_core.store.receipt_index import ReceiptIndex
-
-            return ReceiptIndex(**self.data()).model_dump_json(indent=2).encode() + b"\n"
+def fresh(
+    ledger_offset: int = 0,
+    runs_offset: int = 0,
+    spends: dict[str, int] | None = None,
+    voids: dict[str, int] | None = None,
+    runs: dict[str, int] | None = None,
+) -> Any:
+    """A lean `ReceiptIndex` (its dicts copied, as pydantic's constructor copies them)."""
+    return lean.ReceiptIndex(
+        schema_version=1,
+        ledger_offset=ledger_offset,
+        runs_offset=runs_offset,
+        spends={} if spends is None else spends,
+        voids={} if voids is None else voids,
+        runs={} if runs is None else runs,
+    )
 
 
-def _offset(value: Any) -> int:
-    if type(value) is not int or not 0 <= value <= _BIG:
-        raise Doubt
-    return value
+def copied(index: Any) -> Any:
+    """An independent copy of a lean index (what `model_copy(deep=True)` gave)."""
+    return fresh(index.ledger_offset, index.runs_offset, index.spends, index.voids, index.runs)
 
 
-def _offsets(value: Any) -> dict[str, int]:
-    if type(value) is not dict:
-        raise Doubt
-    for found in value.values():
-        if type(found) is not int or not -_BIG <= found <= _BIG:
-            raise Doubt
-    return value
-
-
-def lean_index(data: bytes) -> Index | None:
-    """`data` as an `Index` when pydantic's `ReceiptIndex` surely reads it with these values, else None."""
+def lean_index(data: bytes) -> Any | None:
+    """`data` as a lean `ReceiptIndex` (the generated checker), or None where pydantic must judge."""
     try:
-        raw = loads(data)
-        if type(raw) is not dict or not _NAMES.issuperset(raw):
-            return None
-        version = raw.get("schema_version")
-        if type(version) is not int or version != 1:
-            return None
-        return Index(
-            _offset(raw.get("ledger_offset", 0)),
-            _offset(raw.get("runs_offset", 0)),
-            _offsets(raw.get("spends", {})),
-            _offsets(raw.get("voids", {})),
-            _offsets(raw.get("runs", {})),
-        )
-    except (Doubt, ValueError, RecursionError):  # json's errors are ValueErrors
+        return lean.CHECKERS["ReceiptIndex"](lean.loads(data))
+    except (lean.Doubt, ValueError, RecursionError):  # json's errors are ValueErrors
         return None
+
+
+def encode(index: Any) -> bytes:
+    """The file's bytes: `ReceiptIndex(...).model_dump_json(indent=2)` and a newline."""
+    try:
+        return lean.dumps(index) + b"\n"  # type: ignore[no-any-return]
+    except lean.Doubt:  # a value the lean writer cannot vouch for: pydantic's to write or refuse
+        from loopx_core.store.receipt_index import ReceiptIndex
+
+        model = ReceiptIndex.model_validate(lean.dump(index))
+        return model.model_dump_json(indent=2).encode() + b"\n"
 
 
 class Sources(Record):
@@ -146,12 +96,12 @@ class Sources(Record):
     """Events come back as lean objects (the settlement store) rather than pydantic models."""
 
 
-def _read(src: Sources) -> Index:
+def _read(src: Sources) -> Any:
     """The stored index; a missing or damaged one is a fresh index (rebuilt from the truth)."""
     try:
         data, _ = read_bytes(src.index, what=_WHAT, root=src.root)
     except (NotFoundError, StateInvalidError):
-        return Index()
+        return fresh()
     found = lean_index(data)
     if found is not None:
         return found
@@ -162,25 +112,25 @@ def _read(src: Sources) -> Index:
     except SchemaUnsupportedError:
         if _other_version(src.index):
             raise  # written by another loopx: never rewritten by this one
-        return Index()
+        return fresh()
     except (NotFoundError, StateInvalidError):
-        return Index()
-    return Index(model.ledger_offset, model.runs_offset, model.spends, model.voids, model.runs)
+        return fresh()
+    return fresh(model.ledger_offset, model.runs_offset, model.spends, model.voids, model.runs)
 
 
-def load(src: Sources, *, ledger: bool = True, runs: bool = True) -> Index:
+def load(src: Sources, *, ledger: bool = True, runs: bool = True) -> Any:
     """The index, caught up with the ledger and/or the run history and saved if it moved.
 
     Call with the goal lock held.
     """
     index = _read(src)
-    before = index.copy()
+    before = copied(index)
     if ledger:
         _catch_up_ledger(index, src)
     if runs:
         _catch_up_runs(index, src)
     if index != before:  # no fsync: lost, emptied or zero-filled by a crash, it is rebuilt here
-        atomic_write_bytes(src.index, index.encode(), durable=False)
+        atomic_write_bytes(src.index, encode(index), durable=False)
     return index
 
 
@@ -208,7 +158,7 @@ def run_indexed(src: Sources, run_id: str) -> bool:
     return run_id in load(src, ledger=False).runs
 
 
-def _event(src: Sources, find: Callable[[Index], int | None], field: str, value: str) -> Any:
+def _event(src: Sources, find: Callable[[Any], int | None], field: str, value: str) -> Any:
     for attempt in range(2):
         offset = find(load(src, runs=False))
         if offset is None:
@@ -277,7 +227,7 @@ def _lines(path: Path, offset: int) -> tuple[int, Iterator[tuple[int, bytes]]] |
     return offset + end, iter(lines)
 
 
-def _catch_up_ledger(index: Index, src: Sources) -> None:
+def _catch_up_ledger(index: Any, src: Sources) -> None:
     found = _lines(src.ledger, index.ledger_offset)
     if found is None:
         index.ledger_offset, index.spends, index.voids = 0, {}, {}
@@ -294,7 +244,7 @@ def _catch_up_ledger(index: Index, src: Sources) -> None:
             index.voids.setdefault(event.voids_event_id, position)
 
 
-def _catch_up_runs(index: Index, src: Sources) -> None:
+def _catch_up_runs(index: Any, src: Sources) -> None:
     found = _lines(src.runs, index.runs_offset)
     if found is None:
         index.runs_offset, index.runs = 0, {}
