@@ -45,7 +45,7 @@ from loopx_core.models.registry import Registry  # noqa: E402
 from loopx_core.models.runs import RunIndexEntry  # noqa: E402
 from loopx_core.models.scheduler import SchedulerState  # noqa: E402
 from loopx_core.store.config import StoreConfig  # noqa: E402
-from loopx_core.store.receipts import ReceiptIndex  # noqa: E402
+from loopx_core.store.receipt_index import ReceiptIndex  # noqa: E402
 
 sys.path.insert(0, str(REPO / "plugins"))
 from loopx_claude_code.models import StopCounter  # noqa: E402
@@ -96,7 +96,11 @@ RUNTIME_NAMES = (
     "_time_text",
     "_UNSET",
     "dump",
+    "dump_compact",
+    "dump_line",
+    "dumps",
     "loads",
+    "to_json",
 )
 """What each generated module takes from the hand-written runtime, loopx_core/models/lean_runtime.py."""
 WRITER_NAMES = (
@@ -106,9 +110,6 @@ WRITER_NAMES = (
     "c_optional",
     "c_scalar",
     "c_scalars",
-    "dump_compact",
-    "dump_line",
-    "dumps",
     "j_any",
     "j_bool",
     "j_dict",
@@ -124,14 +125,13 @@ WRITER_NAMES = (
     "p_optional",
     "p_scalar",
     "p_scalars",
-    "to_json",
     "w_bool",
     "w_float",
     "w_int",
     "w_str",
     "w_time",
 )
-"""What each generated module takes from the writers' runtime, loopx_core/models/lean_writer.py."""
+"""What each generated writers' module takes from their runtime, loopx_core/models/lean_writer.py."""
 PURE_MODULES = ("math", "loopx_core.models.identity", "loopx_core.ids", "loopx_core.errors")
 """Modules a copied method may use (none imports pydantic)."""
 
@@ -140,10 +140,17 @@ class Generator:
     """Collects the generated source for every model reachable from ROOTS."""
 
     def __init__(
-        self, roots: tuple[type[BaseModel], ...] = ROOTS, lines: tuple[type[BaseModel], ...] = ()
+        self,
+        roots: tuple[type[BaseModel], ...] = ROOTS,
+        lines: tuple[type[BaseModel], ...] = (),
+        module: str = "loopx_core.models.lean",
     ) -> None:
         self.roots = roots
         self.lines = lines
+        self.module = module
+        """The generated module's import name."""
+        self.dump_module = module + "_dump"
+        """Its writers' module (`render_writers`), apart: a tick reads and never loads them."""
         self.models: list[type[BaseModel]] = []
         self.imports: set[str] = set()
         self.constants: dict[str, str] = {}
@@ -243,7 +250,6 @@ class Generator:
         name = model.__name__
         validators = self.validator_map(model)
         methods = self.methods(model)
-        writers = WriterSource()
         doc = (model.__doc__ or name).strip().splitlines()[0]
         hoisted: list[str] = [f"_NAMES_{name} = frozenset({tuple(model.model_fields)!r})"]
         body = [
@@ -302,6 +308,8 @@ class Generator:
                 f'    """{doc} (lean twin of `{model.__module__}.{name}`)."""',
                 "",
                 f"    __slots__ = {tuple(model.model_fields)!r}",
+                f"    _lean_dump = {self.dump_module!r}",
+                '    """The generated module of its writers, imported on the first write (a read needs none)."""',
                 "",
                 *self.constructor(model),
                 *methods,
@@ -311,9 +319,6 @@ class Generator:
                 "",
                 "",
                 *body,
-                "",
-                "",
-                *writers.source(model),
             ]
         )
 
@@ -562,7 +567,6 @@ class Generator:
         readers = ", ".join(f"{m.__name__!r}: _model_{m.__name__}" for m in self.models)
         body = HEADER.format(script=Path(__file__).name)
         self.imports.add(f"from loopx_core.models.lean_runtime import {', '.join(RUNTIME_NAMES)}")
-        self.imports.add(f"from loopx_core.models.lean_writer import {', '.join(WRITER_NAMES)}")
         body += "\n".join(sorted(self.imports)) + "\n\n"
         body += TYPING_GUARD
         body += "\n"
@@ -580,6 +584,20 @@ class Generator:
             '"""Models read line by line: (the regex of the line LoopX writes, the function that builds '
             'the lean object from its groups); loopx_core.store.lean uses it."""\n'
         )
+        return body
+
+    def render_writers(self) -> str:
+        """The writers' module: each model's three writers, set on its lean class as `_lean_write`."""
+        if not self.models:
+            for root in self.roots:
+                self.visit(root)
+        names = ", ".join(m.__name__ for m in self.models)
+        body = WRITERS_HEADER.format(script=Path(__file__).name, module=self.module)
+        body += f"from {self.module} import {names}\n"
+        body += "from loopx_core.models.lean_runtime import Doubt\n"
+        body += f"from loopx_core.models.lean_writer import {', '.join(WRITER_NAMES)}\n\n"
+        body += TYPING_GUARD + "\n\n"
+        body += "\n\n\n".join("\n".join(WriterSource().source(m)) for m in self.models) + "\n"
         return body
 
 
@@ -941,12 +959,34 @@ from __future__ import annotations
 '''
 
 
+WRITERS_HEADER = '''"""Lean writers of LoopX's files: GENERATED by scripts/{script} from the pydantic models.
+
+Do not edit: run `python scripts/{script}` after changing a model. Each lean class of
+`{module}` gets `_lean_write`, its writers of `model_dump_json(indent=2)`,
+`model_dump_json(exclude_none=...)` and `model_dump(mode="json")` (runtime:
+loopx_core/models/lean_writer.py), set when its first write imports this module.
+tests/test_lean_writers.py proves the bytes are pydantic's.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+'''
+
+
 def main() -> None:
-    """Write (or `--check`) the modules: the core's, then each plugin's."""
-    targets = {TARGET: Generator(ROOTS, LINE_MODELS)}
-    targets |= {path: Generator(roots) for path, roots in PLUGIN_TARGETS.items()}
-    for target, generator in targets.items():
-        text = _formatted(generator.render(), target)
+    """Write (or `--check`) the modules: the core's, then each plugin's, each with its writers."""
+    generators = {TARGET: Generator(ROOTS, LINE_MODELS)}
+    generators |= {
+        path: Generator(roots, module=f"{path.parent.name}.{path.stem}")
+        for path, roots in PLUGIN_TARGETS.items()
+    }
+    sources = {}
+    for path, generator in generators.items():
+        sources[path] = generator.render()
+        sources[path.with_name(path.stem + "_dump.py")] = generator.render_writers()
+    for target, source in sources.items():
+        text = _formatted(source, target)
         if "--check" in sys.argv[1:]:
             current = target.read_text() if target.exists() else ""
             if current != text:

@@ -24,7 +24,7 @@ from loopx_core.models.registry import Registry
 from loopx_core.models.runs import RunIndexEntry
 from loopx_core.models.scheduler import SchedulerState
 from loopx_core.store.config import StoreConfig
-from loopx_core.store.receipts import ReceiptIndex
+from loopx_core.store.receipt_index import ReceiptIndex
 
 ROOTS: tuple[type[BaseModel], ...] = (
     Registry,

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, TypeAdapter
 from pydantic_core import PydanticSerializationError
 
-from loopx_core.models import lean
+from loopx_core.models import lean, lean_writer
 from loopx_core.models.goal import GoalState
 from loopx_core.models.journal import PhaseRecord, TurnJournal
 from loopx_core.store.lean import from_model
@@ -213,15 +213,15 @@ class _Text(BaseModel):
 def test_floats_are_written_as_pydantic_writes_them(value: float) -> None:
     """serde's rule, found by this test: Python's shortest digits, decimal from 1e-5 to below 1e16,
     otherwise an exponent without zero padding, a `+` kept (`1e-7`, `1e+16`, `0.00001`)."""
-    assert lean.w_float(value).encode() == _Float(value=value).model_dump_json()[9:-1].encode()
+    assert lean_writer.w_float(value).encode() == _Float(value=value).model_dump_json()[9:-1].encode()
 
 
 @settings(max_examples=3000, deadline=None)
 @given(st.datetimes(timezones=st.none() | OFFSETS))
 def test_times_are_written_as_pydantic_writes_them(value: datetime) -> None:
     """Any year, microseconds or none, naive, UTC as Z, other offsets (seconds rounded then dropped)."""
-    assert lean.w_time(value) == _Time(value=value).model_dump_json()[9:-1]
-    assert lean.j_time(value) == _Time(value=value).model_dump(mode="json")["value"]
+    assert lean_writer.w_time(value) == _Time(value=value).model_dump_json()[9:-1]
+    assert lean_writer.j_time(value) == _Time(value=value).model_dump(mode="json")["value"]
 
 
 @settings(max_examples=3000, deadline=None)
@@ -239,4 +239,4 @@ def test_offsets_of_seconds_are_written_as_pydantic_writes_them() -> None:
         for micro in (0, 499999, 500000, 999999):
             zone = timezone(timedelta(seconds=seconds, microseconds=micro))
             value = datetime(2026, 1, 1, tzinfo=zone)
-            assert lean.w_time(value) == _Time(value=value).model_dump_json()[9:-1], (seconds, micro)
+            assert lean_writer.w_time(value) == _Time(value=value).model_dump_json()[9:-1], (seconds, micro)

@@ -31,39 +31,11 @@ from loopx_core.models.lean_runtime import (
     _time_text,
     _UNSET,
     dump,
-    loads,
-)
-from loopx_core.models.lean_writer import (
-    c_any,
-    c_dict,
-    c_list,
-    c_optional,
-    c_scalar,
-    c_scalars,
     dump_compact,
     dump_line,
     dumps,
-    j_any,
-    j_bool,
-    j_dict,
-    j_float,
-    j_int,
-    j_list,
-    j_optional,
-    j_str,
-    j_time,
-    p_any,
-    p_dict,
-    p_list,
-    p_optional,
-    p_scalar,
-    p_scalars,
+    loads,
     to_json,
-    w_bool,
-    w_float,
-    w_int,
-    w_str,
-    w_time,
 )
 import math
 
@@ -90,6 +62,8 @@ class QuotaPolicy(_Lean):
     """A goal's compute budget: `compute` of every slot in a rolling window. (lean twin of `loopx_core.models.registry.QuotaPolicy`)."""
 
     __slots__ = ("compute", "window_hours", "slot_minutes", "min_interval_minutes")
+    _lean_dump = "loopx_core.models.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(
         self,
@@ -146,65 +120,12 @@ def _model_QuotaPolicy(value: Any) -> QuotaPolicy:
     return out
 
 
-def _pretty_QuotaPolicy(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `QuotaPolicy` at indent `pad`, or `Doubt`."""
-    if type(o) is not QuotaPolicy:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(
-        (
-            "{\n",
-            p,
-            '"compute": ',
-            w_float(o.compute),
-            s,
-            '"window_hours": ',
-            w_float(o.window_hours),
-            s,
-            '"slot_minutes": ',
-            w_float(o.slot_minutes),
-            s,
-            '"min_interval_minutes": ',
-            w_float(o.min_interval_minutes),
-            "\n",
-            pad,
-            "}",
-        )
-    )
-
-
-def _compact_QuotaPolicy(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `QuotaPolicy`, or `Doubt`."""
-    if type(o) is not QuotaPolicy:
-        raise Doubt
-    out = []
-    out.append('"compute":' + w_float(o.compute))
-    out.append('"window_hours":' + w_float(o.window_hours))
-    out.append('"slot_minutes":' + w_float(o.slot_minutes))
-    out.append('"min_interval_minutes":' + w_float(o.min_interval_minutes))
-    return "{" + ",".join(out) + "}"
-
-
-def _json_QuotaPolicy(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `QuotaPolicy`, or `Doubt`."""
-    if type(o) is not QuotaPolicy:
-        raise Doubt
-    out = {}
-    out["compute"] = j_float(o.compute, x)
-    out["window_hours"] = j_float(o.window_hours, x)
-    out["slot_minutes"] = j_float(o.slot_minutes, x)
-    out["min_interval_minutes"] = j_float(o.min_interval_minutes, x)
-    return out
-
-
-QuotaPolicy._lean_write = (_pretty_QuotaPolicy, _compact_QuotaPolicy, _json_QuotaPolicy)
-
-
 class GoalEntry(_Lean):
     """One goal in the index: its objective, activation status and quota policy. (lean twin of `loopx_core.models.registry.GoalEntry`)."""
 
     __slots__ = ("goal_id", "objective", "status", "quota", "no_progress_limit", "created_at", "updated_at")
+    _lean_dump = "loopx_core.models.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(
         self,
@@ -277,76 +198,6 @@ def _model_GoalEntry(value: Any) -> GoalEntry:
     return out
 
 
-def _pretty_GoalEntry(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `GoalEntry` at indent `pad`, or `Doubt`."""
-    if type(o) is not GoalEntry:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(
-        (
-            "{\n",
-            p,
-            '"goal_id": ',
-            w_str(o.goal_id),
-            s,
-            '"objective": ',
-            w_str(o.objective),
-            s,
-            '"status": ',
-            w_str(o.status),
-            s,
-            '"quota": ',
-            _pretty_QuotaPolicy(o.quota, p),
-            s,
-            '"no_progress_limit": ',
-            w_int(o.no_progress_limit),
-            s,
-            '"created_at": ',
-            w_time(o.created_at),
-            s,
-            '"updated_at": ',
-            w_time(o.updated_at),
-            "\n",
-            pad,
-            "}",
-        )
-    )
-
-
-def _compact_GoalEntry(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `GoalEntry`, or `Doubt`."""
-    if type(o) is not GoalEntry:
-        raise Doubt
-    out = []
-    out.append('"goal_id":' + w_str(o.goal_id))
-    out.append('"objective":' + w_str(o.objective))
-    out.append('"status":' + w_str(o.status))
-    out.append('"quota":' + _compact_QuotaPolicy(o.quota, x))
-    out.append('"no_progress_limit":' + w_int(o.no_progress_limit))
-    out.append('"created_at":' + w_time(o.created_at))
-    out.append('"updated_at":' + w_time(o.updated_at))
-    return "{" + ",".join(out) + "}"
-
-
-def _json_GoalEntry(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `GoalEntry`, or `Doubt`."""
-    if type(o) is not GoalEntry:
-        raise Doubt
-    out = {}
-    out["goal_id"] = j_str(o.goal_id, x)
-    out["objective"] = j_str(o.objective, x)
-    out["status"] = j_str(o.status, x)
-    out["quota"] = _json_QuotaPolicy(o.quota, x)
-    out["no_progress_limit"] = j_int(o.no_progress_limit, x)
-    out["created_at"] = j_time(o.created_at, x)
-    out["updated_at"] = j_time(o.updated_at, x)
-    return out
-
-
-GoalEntry._lean_write = (_pretty_GoalEntry, _compact_GoalEntry, _json_GoalEntry)
-
-
 class AgentEntry(_Lean):
     """A registered agent and the capabilities it is registered to have. (lean twin of `loopx_core.models.registry.AgentEntry`)."""
 
@@ -359,6 +210,8 @@ class AgentEntry(_Lean):
         "registered_at",
         "updated_at",
     )
+    _lean_dump = "loopx_core.models.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(
         self,
@@ -436,101 +289,12 @@ def _model_AgentEntry(value: Any) -> AgentEntry:
     return out
 
 
-_WP_AgentEntry_capabilities = p_scalars(w_str)
-_WC_AgentEntry_capabilities = c_scalars(w_str)
-_WJ_AgentEntry_capabilities = j_list(j_str)
-
-
-def _pretty_AgentEntry(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `AgentEntry` at indent `pad`, or `Doubt`."""
-    if type(o) is not AgentEntry:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(
-        (
-            "{\n",
-            p,
-            '"agent_id": ',
-            w_str(o.agent_id),
-            s,
-            '"capabilities": ',
-            _WP_AgentEntry_capabilities(o.capabilities, p),
-            s,
-            '"host": ',
-            "null" if o.host is None else w_str(o.host),
-            s,
-            '"monitor_only": ',
-            w_bool(o.monitor_only),
-            s,
-            '"cadence_minutes": ',
-            "null" if o.cadence_minutes is None else w_float(o.cadence_minutes),
-            s,
-            '"registered_at": ',
-            w_time(o.registered_at),
-            s,
-            '"updated_at": ',
-            w_time(o.updated_at),
-            "\n",
-            pad,
-            "}",
-        )
-    )
-
-
-def _compact_AgentEntry(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `AgentEntry`, or `Doubt`."""
-    if type(o) is not AgentEntry:
-        raise Doubt
-    out = []
-    out.append('"agent_id":' + w_str(o.agent_id))
-    out.append('"capabilities":' + _WC_AgentEntry_capabilities(o.capabilities, x))
-    v = o.host
-    if v is not None:
-        out.append('"host":' + w_str(v))
-    elif not x:
-        out.append('"host":null')
-    out.append('"monitor_only":' + w_bool(o.monitor_only))
-    v = o.cadence_minutes
-    if v is not None:
-        out.append('"cadence_minutes":' + w_float(v))
-    elif not x:
-        out.append('"cadence_minutes":null')
-    out.append('"registered_at":' + w_time(o.registered_at))
-    out.append('"updated_at":' + w_time(o.updated_at))
-    return "{" + ",".join(out) + "}"
-
-
-def _json_AgentEntry(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `AgentEntry`, or `Doubt`."""
-    if type(o) is not AgentEntry:
-        raise Doubt
-    out = {}
-    out["agent_id"] = j_str(o.agent_id, x)
-    out["capabilities"] = _WJ_AgentEntry_capabilities(o.capabilities, x)
-    v = o.host
-    if v is not None:
-        out["host"] = j_str(v, x)
-    elif not x:
-        out["host"] = None
-    out["monitor_only"] = j_bool(o.monitor_only, x)
-    v = o.cadence_minutes
-    if v is not None:
-        out["cadence_minutes"] = j_float(v, x)
-    elif not x:
-        out["cadence_minutes"] = None
-    out["registered_at"] = j_time(o.registered_at, x)
-    out["updated_at"] = j_time(o.updated_at, x)
-    return out
-
-
-AgentEntry._lean_write = (_pretty_AgentEntry, _compact_AgentEntry, _json_AgentEntry)
-
-
 class Registry(_Lean):
     """The whole registry file. (lean twin of `loopx_core.models.registry.Registry`)."""
 
     __slots__ = ("schema_version", "goals", "agents")
+    _lean_dump = "loopx_core.models.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(self, *, schema_version: Any, goals: Any = _UNSET, agents: Any = _UNSET) -> None:
         """A `Registry` of these fields (unvalidated), defaults as the model has them."""
@@ -567,64 +331,6 @@ def _model_Registry(value: Any) -> Registry:
     return out
 
 
-_WP_Registry_goals = p_dict(_pretty_GoalEntry)
-_WC_Registry_goals = c_dict(_compact_GoalEntry)
-_WJ_Registry_goals = j_dict(_json_GoalEntry)
-_WP_Registry_agents = p_dict(_pretty_AgentEntry)
-_WC_Registry_agents = c_dict(_compact_AgentEntry)
-_WJ_Registry_agents = j_dict(_json_AgentEntry)
-
-
-def _pretty_Registry(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `Registry` at indent `pad`, or `Doubt`."""
-    if type(o) is not Registry:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(
-        (
-            "{\n",
-            p,
-            '"schema_version": ',
-            w_int(o.schema_version),
-            s,
-            '"goals": ',
-            _WP_Registry_goals(o.goals, p),
-            s,
-            '"agents": ',
-            _WP_Registry_agents(o.agents, p),
-            "\n",
-            pad,
-            "}",
-        )
-    )
-
-
-def _compact_Registry(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `Registry`, or `Doubt`."""
-    if type(o) is not Registry:
-        raise Doubt
-    out = []
-    out.append('"schema_version":' + w_int(o.schema_version))
-    out.append('"goals":' + _WC_Registry_goals(o.goals, x))
-    out.append('"agents":' + _WC_Registry_agents(o.agents, x))
-    return "{" + ",".join(out) + "}"
-
-
-def _json_Registry(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `Registry`, or `Doubt`."""
-    if type(o) is not Registry:
-        raise Doubt
-    out = {}
-    out["schema_version"] = j_int(o.schema_version, x)
-    out["goals"] = _WJ_Registry_goals(o.goals, x)
-    out["agents"] = _WJ_Registry_agents(o.agents, x)
-    return out
-
-
-Registry._lean_write = (_pretty_Registry, _compact_Registry, _json_Registry)
-
-
 class Todo(_Lean):
     """One unit of work, for an agent or for the user (operator). (lean twin of `loopx_core.models.goal.Todo`)."""
 
@@ -647,6 +353,8 @@ class Todo(_Lean):
         "created_at",
         "updated_at",
     )
+    _lean_dump = "loopx_core.models.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(
         self,
@@ -841,193 +549,6 @@ def _model_Todo(value: Any) -> Todo:
     return out
 
 
-_WP_Todo_required_capabilities = p_scalars(w_str)
-_WC_Todo_required_capabilities = c_scalars(w_str)
-_WJ_Todo_required_capabilities = j_list(j_str)
-_WP_Todo_excluded_agents = p_scalars(w_str)
-_WC_Todo_excluded_agents = c_scalars(w_str)
-_WJ_Todo_excluded_agents = j_list(j_str)
-_WP_Todo_evidence = p_scalars(w_str)
-_WC_Todo_evidence = c_scalars(w_str)
-_WJ_Todo_evidence = j_list(j_str)
-
-
-def _pretty_Todo(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `Todo` at indent `pad`, or `Doubt`."""
-    if type(o) is not Todo:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(
-        (
-            "{\n",
-            p,
-            '"todo_id": ',
-            w_str(o.todo_id),
-            s,
-            '"title": ',
-            w_str(o.title),
-            s,
-            '"kind": ',
-            w_str(o.kind),
-            s,
-            '"status": ',
-            w_str(o.status),
-            s,
-            '"priority": ',
-            w_int(o.priority),
-            s,
-            '"required_capabilities": ',
-            _WP_Todo_required_capabilities(o.required_capabilities, p),
-            s,
-            '"claimed_by": ',
-            "null" if o.claimed_by is None else w_str(o.claimed_by),
-            s,
-            '"claimed_at": ',
-            "null" if o.claimed_at is None else w_time(o.claimed_at),
-            s,
-            '"lease_expires_at": ',
-            "null" if o.lease_expires_at is None else w_time(o.lease_expires_at),
-            s,
-            '"bound_agent": ',
-            "null" if o.bound_agent is None else w_str(o.bound_agent),
-            s,
-            '"excluded_agents": ',
-            _WP_Todo_excluded_agents(o.excluded_agents, p),
-            s,
-            '"blocks_agent": ',
-            "null" if o.blocks_agent is None else w_str(o.blocks_agent),
-            s,
-            '"evidence": ',
-            _WP_Todo_evidence(o.evidence, p),
-            s,
-            '"blocked_reason": ',
-            "null" if o.blocked_reason is None else w_str(o.blocked_reason),
-            s,
-            '"rescoped_at": ',
-            "null" if o.rescoped_at is None else w_time(o.rescoped_at),
-            s,
-            '"created_at": ',
-            w_time(o.created_at),
-            s,
-            '"updated_at": ',
-            w_time(o.updated_at),
-            "\n",
-            pad,
-            "}",
-        )
-    )
-
-
-def _compact_Todo(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `Todo`, or `Doubt`."""
-    if type(o) is not Todo:
-        raise Doubt
-    out = []
-    out.append('"todo_id":' + w_str(o.todo_id))
-    out.append('"title":' + w_str(o.title))
-    out.append('"kind":' + w_str(o.kind))
-    out.append('"status":' + w_str(o.status))
-    out.append('"priority":' + w_int(o.priority))
-    out.append('"required_capabilities":' + _WC_Todo_required_capabilities(o.required_capabilities, x))
-    v = o.claimed_by
-    if v is not None:
-        out.append('"claimed_by":' + w_str(v))
-    elif not x:
-        out.append('"claimed_by":null')
-    v = o.claimed_at
-    if v is not None:
-        out.append('"claimed_at":' + w_time(v))
-    elif not x:
-        out.append('"claimed_at":null')
-    v = o.lease_expires_at
-    if v is not None:
-        out.append('"lease_expires_at":' + w_time(v))
-    elif not x:
-        out.append('"lease_expires_at":null')
-    v = o.bound_agent
-    if v is not None:
-        out.append('"bound_agent":' + w_str(v))
-    elif not x:
-        out.append('"bound_agent":null')
-    out.append('"excluded_agents":' + _WC_Todo_excluded_agents(o.excluded_agents, x))
-    v = o.blocks_agent
-    if v is not None:
-        out.append('"blocks_agent":' + w_str(v))
-    elif not x:
-        out.append('"blocks_agent":null')
-    out.append('"evidence":' + _WC_Todo_evidence(o.evidence, x))
-    v = o.blocked_reason
-    if v is not None:
-        out.append('"blocked_reason":' + w_str(v))
-    elif not x:
-        out.append('"blocked_reason":null')
-    v = o.rescoped_at
-    if v is not None:
-        out.append('"rescoped_at":' + w_time(v))
-    elif not x:
-        out.append('"rescoped_at":null')
-    out.append('"created_at":' + w_time(o.created_at))
-    out.append('"updated_at":' + w_time(o.updated_at))
-    return "{" + ",".join(out) + "}"
-
-
-def _json_Todo(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `Todo`, or `Doubt`."""
-    if type(o) is not Todo:
-        raise Doubt
-    out = {}
-    out["todo_id"] = j_str(o.todo_id, x)
-    out["title"] = j_str(o.title, x)
-    out["kind"] = j_str(o.kind, x)
-    out["status"] = j_str(o.status, x)
-    out["priority"] = j_int(o.priority, x)
-    out["required_capabilities"] = _WJ_Todo_required_capabilities(o.required_capabilities, x)
-    v = o.claimed_by
-    if v is not None:
-        out["claimed_by"] = j_str(v, x)
-    elif not x:
-        out["claimed_by"] = None
-    v = o.claimed_at
-    if v is not None:
-        out["claimed_at"] = j_time(v, x)
-    elif not x:
-        out["claimed_at"] = None
-    v = o.lease_expires_at
-    if v is not None:
-        out["lease_expires_at"] = j_time(v, x)
-    elif not x:
-        out["lease_expires_at"] = None
-    v = o.bound_agent
-    if v is not None:
-        out["bound_agent"] = j_str(v, x)
-    elif not x:
-        out["bound_agent"] = None
-    out["excluded_agents"] = _WJ_Todo_excluded_agents(o.excluded_agents, x)
-    v = o.blocks_agent
-    if v is not None:
-        out["blocks_agent"] = j_str(v, x)
-    elif not x:
-        out["blocks_agent"] = None
-    out["evidence"] = _WJ_Todo_evidence(o.evidence, x)
-    v = o.blocked_reason
-    if v is not None:
-        out["blocked_reason"] = j_str(v, x)
-    elif not x:
-        out["blocked_reason"] = None
-    v = o.rescoped_at
-    if v is not None:
-        out["rescoped_at"] = j_time(v, x)
-    elif not x:
-        out["rescoped_at"] = None
-    out["created_at"] = j_time(o.created_at, x)
-    out["updated_at"] = j_time(o.updated_at, x)
-    return out
-
-
-Todo._lean_write = (_pretty_Todo, _compact_Todo, _json_Todo)
-
-
 class Gate(_Lean):
     """An operator gate: while open it stops the agent it blocks (or every agent). (lean twin of `loopx_core.models.goal.Gate`)."""
 
@@ -1041,6 +562,8 @@ class Gate(_Lean):
         "opened_at",
         "resolved_at",
     )
+    _lean_dump = "loopx_core.models.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(
         self,
@@ -1123,109 +646,12 @@ def _model_Gate(value: Any) -> Gate:
     return out
 
 
-def _pretty_Gate(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `Gate` at indent `pad`, or `Doubt`."""
-    if type(o) is not Gate:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(
-        (
-            "{\n",
-            p,
-            '"gate_id": ',
-            w_str(o.gate_id),
-            s,
-            '"title": ',
-            w_str(o.title),
-            s,
-            '"status": ',
-            w_str(o.status),
-            s,
-            '"kind": ',
-            w_str(o.kind),
-            s,
-            '"blocks_agent": ',
-            "null" if o.blocks_agent is None else w_str(o.blocks_agent),
-            s,
-            '"resolution": ',
-            "null" if o.resolution is None else w_str(o.resolution),
-            s,
-            '"opened_at": ',
-            w_time(o.opened_at),
-            s,
-            '"resolved_at": ',
-            "null" if o.resolved_at is None else w_time(o.resolved_at),
-            "\n",
-            pad,
-            "}",
-        )
-    )
-
-
-def _compact_Gate(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `Gate`, or `Doubt`."""
-    if type(o) is not Gate:
-        raise Doubt
-    out = []
-    out.append('"gate_id":' + w_str(o.gate_id))
-    out.append('"title":' + w_str(o.title))
-    out.append('"status":' + w_str(o.status))
-    out.append('"kind":' + w_str(o.kind))
-    v = o.blocks_agent
-    if v is not None:
-        out.append('"blocks_agent":' + w_str(v))
-    elif not x:
-        out.append('"blocks_agent":null')
-    v = o.resolution
-    if v is not None:
-        out.append('"resolution":' + w_str(v))
-    elif not x:
-        out.append('"resolution":null')
-    out.append('"opened_at":' + w_time(o.opened_at))
-    v = o.resolved_at
-    if v is not None:
-        out.append('"resolved_at":' + w_time(v))
-    elif not x:
-        out.append('"resolved_at":null')
-    return "{" + ",".join(out) + "}"
-
-
-def _json_Gate(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `Gate`, or `Doubt`."""
-    if type(o) is not Gate:
-        raise Doubt
-    out = {}
-    out["gate_id"] = j_str(o.gate_id, x)
-    out["title"] = j_str(o.title, x)
-    out["status"] = j_str(o.status, x)
-    out["kind"] = j_str(o.kind, x)
-    v = o.blocks_agent
-    if v is not None:
-        out["blocks_agent"] = j_str(v, x)
-    elif not x:
-        out["blocks_agent"] = None
-    v = o.resolution
-    if v is not None:
-        out["resolution"] = j_str(v, x)
-    elif not x:
-        out["resolution"] = None
-    out["opened_at"] = j_time(o.opened_at, x)
-    v = o.resolved_at
-    if v is not None:
-        out["resolved_at"] = j_time(v, x)
-    elif not x:
-        out["resolved_at"] = None
-    return out
-
-
-Gate._lean_write = (_pretty_Gate, _compact_Gate, _json_Gate)
-
-
 class WaitingOn(_Lean):
     """A focus wait: the goal waits on external evidence until `until`. (lean twin of `loopx_core.models.goal.WaitingOn`)."""
 
     __slots__ = ("reason", "until", "poll_every_minutes", "last_polled_at", "since")
+    _lean_dump = "loopx_core.models.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(
         self,
@@ -1281,86 +707,12 @@ def _model_WaitingOn(value: Any) -> WaitingOn:
     return out
 
 
-def _pretty_WaitingOn(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `WaitingOn` at indent `pad`, or `Doubt`."""
-    if type(o) is not WaitingOn:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(
-        (
-            "{\n",
-            p,
-            '"reason": ',
-            w_str(o.reason),
-            s,
-            '"until": ',
-            w_time(o.until),
-            s,
-            '"poll_every_minutes": ',
-            "null" if o.poll_every_minutes is None else w_float(o.poll_every_minutes),
-            s,
-            '"last_polled_at": ',
-            "null" if o.last_polled_at is None else w_time(o.last_polled_at),
-            s,
-            '"since": ',
-            w_time(o.since),
-            "\n",
-            pad,
-            "}",
-        )
-    )
-
-
-def _compact_WaitingOn(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `WaitingOn`, or `Doubt`."""
-    if type(o) is not WaitingOn:
-        raise Doubt
-    out = []
-    out.append('"reason":' + w_str(o.reason))
-    out.append('"until":' + w_time(o.until))
-    v = o.poll_every_minutes
-    if v is not None:
-        out.append('"poll_every_minutes":' + w_float(v))
-    elif not x:
-        out.append('"poll_every_minutes":null')
-    v = o.last_polled_at
-    if v is not None:
-        out.append('"last_polled_at":' + w_time(v))
-    elif not x:
-        out.append('"last_polled_at":null')
-    out.append('"since":' + w_time(o.since))
-    return "{" + ",".join(out) + "}"
-
-
-def _json_WaitingOn(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `WaitingOn`, or `Doubt`."""
-    if type(o) is not WaitingOn:
-        raise Doubt
-    out = {}
-    out["reason"] = j_str(o.reason, x)
-    out["until"] = j_time(o.until, x)
-    v = o.poll_every_minutes
-    if v is not None:
-        out["poll_every_minutes"] = j_float(v, x)
-    elif not x:
-        out["poll_every_minutes"] = None
-    v = o.last_polled_at
-    if v is not None:
-        out["last_polled_at"] = j_time(v, x)
-    elif not x:
-        out["last_polled_at"] = None
-    out["since"] = j_time(o.since, x)
-    return out
-
-
-WaitingOn._lean_write = (_pretty_WaitingOn, _compact_WaitingOn, _json_WaitingOn)
-
-
 class HealthFinding(_Lean):
     """A recorded health problem; `high` severity blocks the goal. (lean twin of `loopx_core.models.goal.HealthFinding`)."""
 
     __slots__ = ("code", "severity", "message")
+    _lean_dump = "loopx_core.models.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(self, *, code: Any, severity: Any, message: Any) -> None:
         """A `HealthFinding` of these fields (unvalidated), defaults as the model has them."""
@@ -1395,56 +747,6 @@ def _model_HealthFinding(value: Any) -> HealthFinding:
     return out
 
 
-def _pretty_HealthFinding(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `HealthFinding` at indent `pad`, or `Doubt`."""
-    if type(o) is not HealthFinding:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(
-        (
-            "{\n",
-            p,
-            '"code": ',
-            w_str(o.code),
-            s,
-            '"severity": ',
-            w_str(o.severity),
-            s,
-            '"message": ',
-            w_str(o.message),
-            "\n",
-            pad,
-            "}",
-        )
-    )
-
-
-def _compact_HealthFinding(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `HealthFinding`, or `Doubt`."""
-    if type(o) is not HealthFinding:
-        raise Doubt
-    out = []
-    out.append('"code":' + w_str(o.code))
-    out.append('"severity":' + w_str(o.severity))
-    out.append('"message":' + w_str(o.message))
-    return "{" + ",".join(out) + "}"
-
-
-def _json_HealthFinding(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `HealthFinding`, or `Doubt`."""
-    if type(o) is not HealthFinding:
-        raise Doubt
-    out = {}
-    out["code"] = j_str(o.code, x)
-    out["severity"] = j_str(o.severity, x)
-    out["message"] = j_str(o.message, x)
-    return out
-
-
-HealthFinding._lean_write = (_pretty_HealthFinding, _compact_HealthFinding, _json_HealthFinding)
-
-
 class GoalState(_Lean):
     """The whole per-goal state file; `version` increments on every write (compare-and-swap). (lean twin of `loopx_core.models.goal.GoalState`)."""
 
@@ -1461,6 +763,8 @@ class GoalState(_Lean):
         "no_progress_turns",
         "open_turns",
     )
+    _lean_dump = "loopx_core.models.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(
         self,
@@ -1588,121 +892,6 @@ def _model_GoalState(value: Any) -> GoalState:
     return out
 
 
-_WP_GoalState_todos = p_list(_pretty_Todo)
-_WC_GoalState_todos = c_list(_compact_Todo)
-_WJ_GoalState_todos = j_list(_json_Todo)
-_WP_GoalState_gates = p_list(_pretty_Gate)
-_WC_GoalState_gates = c_list(_compact_Gate)
-_WJ_GoalState_gates = j_list(_json_Gate)
-_WP_GoalState_health = p_list(_pretty_HealthFinding)
-_WC_GoalState_health = c_list(_compact_HealthFinding)
-_WJ_GoalState_health = j_list(_json_HealthFinding)
-_WP_GoalState_evidence = p_scalars(w_str)
-_WC_GoalState_evidence = c_scalars(w_str)
-_WJ_GoalState_evidence = j_list(j_str)
-_WP_GoalState_open_turns = p_dict(p_scalar(w_str))
-_WC_GoalState_open_turns = c_dict(c_scalar(w_str))
-_WJ_GoalState_open_turns = j_dict(j_str)
-
-
-def _pretty_GoalState(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `GoalState` at indent `pad`, or `Doubt`."""
-    if type(o) is not GoalState:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(
-        (
-            "{\n",
-            p,
-            '"schema_version": ',
-            w_int(o.schema_version),
-            s,
-            '"goal_id": ',
-            w_str(o.goal_id),
-            s,
-            '"version": ',
-            w_int(o.version),
-            s,
-            '"next_todo_number": ',
-            w_int(o.next_todo_number),
-            s,
-            '"todos": ',
-            _WP_GoalState_todos(o.todos, p),
-            s,
-            '"gates": ',
-            _WP_GoalState_gates(o.gates, p),
-            s,
-            '"waiting_on": ',
-            "null" if o.waiting_on is None else _pretty_WaitingOn(o.waiting_on, p),
-            s,
-            '"health": ',
-            _WP_GoalState_health(o.health, p),
-            s,
-            '"evidence": ',
-            _WP_GoalState_evidence(o.evidence, p),
-            s,
-            '"no_progress_turns": ',
-            w_int(o.no_progress_turns),
-            s,
-            '"open_turns": ',
-            _WP_GoalState_open_turns(o.open_turns, p),
-            "\n",
-            pad,
-            "}",
-        )
-    )
-
-
-def _compact_GoalState(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `GoalState`, or `Doubt`."""
-    if type(o) is not GoalState:
-        raise Doubt
-    out = []
-    out.append('"schema_version":' + w_int(o.schema_version))
-    out.append('"goal_id":' + w_str(o.goal_id))
-    out.append('"version":' + w_int(o.version))
-    out.append('"next_todo_number":' + w_int(o.next_todo_number))
-    out.append('"todos":' + _WC_GoalState_todos(o.todos, x))
-    out.append('"gates":' + _WC_GoalState_gates(o.gates, x))
-    v = o.waiting_on
-    if v is not None:
-        out.append('"waiting_on":' + _compact_WaitingOn(v, x))
-    elif not x:
-        out.append('"waiting_on":null')
-    out.append('"health":' + _WC_GoalState_health(o.health, x))
-    out.append('"evidence":' + _WC_GoalState_evidence(o.evidence, x))
-    out.append('"no_progress_turns":' + w_int(o.no_progress_turns))
-    out.append('"open_turns":' + _WC_GoalState_open_turns(o.open_turns, x))
-    return "{" + ",".join(out) + "}"
-
-
-def _json_GoalState(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `GoalState`, or `Doubt`."""
-    if type(o) is not GoalState:
-        raise Doubt
-    out = {}
-    out["schema_version"] = j_int(o.schema_version, x)
-    out["goal_id"] = j_str(o.goal_id, x)
-    out["version"] = j_int(o.version, x)
-    out["next_todo_number"] = j_int(o.next_todo_number, x)
-    out["todos"] = _WJ_GoalState_todos(o.todos, x)
-    out["gates"] = _WJ_GoalState_gates(o.gates, x)
-    v = o.waiting_on
-    if v is not None:
-        out["waiting_on"] = _json_WaitingOn(v, x)
-    elif not x:
-        out["waiting_on"] = None
-    out["health"] = _WJ_GoalState_health(o.health, x)
-    out["evidence"] = _WJ_GoalState_evidence(o.evidence, x)
-    out["no_progress_turns"] = j_int(o.no_progress_turns, x)
-    out["open_turns"] = _WJ_GoalState_open_turns(o.open_turns, x)
-    return out
-
-
-GoalState._lean_write = (_pretty_GoalState, _compact_GoalState, _json_GoalState)
-
-
 class LedgerEvent(_Lean):
     """One append-only ledger line: a spend of slots, or the void of an earlier spend. (lean twin of `loopx_core.models.ledger.LedgerEvent`)."""
 
@@ -1723,6 +912,8 @@ class LedgerEvent(_Lean):
         "voids_event_id",
         "reason",
     )
+    _lean_dump = "loopx_core.models.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(
         self,
@@ -1866,176 +1057,12 @@ def _model_LedgerEvent(value: Any) -> LedgerEvent:
     return out
 
 
-def _pretty_LedgerEvent(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `LedgerEvent` at indent `pad`, or `Doubt`."""
-    if type(o) is not LedgerEvent:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(
-        (
-            "{\n",
-            p,
-            '"schema_version": ',
-            w_int(o.schema_version),
-            s,
-            '"event_id": ',
-            w_str(o.event_id),
-            s,
-            '"seq": ',
-            w_int(o.seq),
-            s,
-            '"kind": ',
-            w_str(o.kind),
-            s,
-            '"at": ',
-            w_time(o.at),
-            s,
-            '"goal_id": ',
-            w_str(o.goal_id),
-            s,
-            '"agent_id": ',
-            w_str(o.agent_id),
-            s,
-            '"todo_id": ',
-            "null" if o.todo_id is None else w_str(o.todo_id),
-            s,
-            '"turn_instance_id": ',
-            "null" if o.turn_instance_id is None else w_str(o.turn_instance_id),
-            s,
-            '"replan_obligation_id": ',
-            "null" if o.replan_obligation_id is None else w_str(o.replan_obligation_id),
-            s,
-            '"effect_id": ',
-            "null" if o.effect_id is None else w_str(o.effect_id),
-            s,
-            '"slots": ',
-            w_int(o.slots),
-            s,
-            '"duration_seconds": ',
-            "null" if o.duration_seconds is None else w_float(o.duration_seconds),
-            s,
-            '"voids_event_id": ',
-            "null" if o.voids_event_id is None else w_str(o.voids_event_id),
-            s,
-            '"reason": ',
-            "null" if o.reason is None else w_str(o.reason),
-            "\n",
-            pad,
-            "}",
-        )
-    )
-
-
-def _compact_LedgerEvent(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `LedgerEvent`, or `Doubt`."""
-    if type(o) is not LedgerEvent:
-        raise Doubt
-    out = []
-    out.append('"schema_version":' + w_int(o.schema_version))
-    out.append('"event_id":' + w_str(o.event_id))
-    out.append('"seq":' + w_int(o.seq))
-    out.append('"kind":' + w_str(o.kind))
-    out.append('"at":' + w_time(o.at))
-    out.append('"goal_id":' + w_str(o.goal_id))
-    out.append('"agent_id":' + w_str(o.agent_id))
-    v = o.todo_id
-    if v is not None:
-        out.append('"todo_id":' + w_str(v))
-    elif not x:
-        out.append('"todo_id":null')
-    v = o.turn_instance_id
-    if v is not None:
-        out.append('"turn_instance_id":' + w_str(v))
-    elif not x:
-        out.append('"turn_instance_id":null')
-    v = o.replan_obligation_id
-    if v is not None:
-        out.append('"replan_obligation_id":' + w_str(v))
-    elif not x:
-        out.append('"replan_obligation_id":null')
-    v = o.effect_id
-    if v is not None:
-        out.append('"effect_id":' + w_str(v))
-    elif not x:
-        out.append('"effect_id":null')
-    out.append('"slots":' + w_int(o.slots))
-    v = o.duration_seconds
-    if v is not None:
-        out.append('"duration_seconds":' + w_float(v))
-    elif not x:
-        out.append('"duration_seconds":null')
-    v = o.voids_event_id
-    if v is not None:
-        out.append('"voids_event_id":' + w_str(v))
-    elif not x:
-        out.append('"voids_event_id":null')
-    v = o.reason
-    if v is not None:
-        out.append('"reason":' + w_str(v))
-    elif not x:
-        out.append('"reason":null')
-    return "{" + ",".join(out) + "}"
-
-
-def _json_LedgerEvent(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `LedgerEvent`, or `Doubt`."""
-    if type(o) is not LedgerEvent:
-        raise Doubt
-    out = {}
-    out["schema_version"] = j_int(o.schema_version, x)
-    out["event_id"] = j_str(o.event_id, x)
-    out["seq"] = j_int(o.seq, x)
-    out["kind"] = j_str(o.kind, x)
-    out["at"] = j_time(o.at, x)
-    out["goal_id"] = j_str(o.goal_id, x)
-    out["agent_id"] = j_str(o.agent_id, x)
-    v = o.todo_id
-    if v is not None:
-        out["todo_id"] = j_str(v, x)
-    elif not x:
-        out["todo_id"] = None
-    v = o.turn_instance_id
-    if v is not None:
-        out["turn_instance_id"] = j_str(v, x)
-    elif not x:
-        out["turn_instance_id"] = None
-    v = o.replan_obligation_id
-    if v is not None:
-        out["replan_obligation_id"] = j_str(v, x)
-    elif not x:
-        out["replan_obligation_id"] = None
-    v = o.effect_id
-    if v is not None:
-        out["effect_id"] = j_str(v, x)
-    elif not x:
-        out["effect_id"] = None
-    out["slots"] = j_int(o.slots, x)
-    v = o.duration_seconds
-    if v is not None:
-        out["duration_seconds"] = j_float(v, x)
-    elif not x:
-        out["duration_seconds"] = None
-    v = o.voids_event_id
-    if v is not None:
-        out["voids_event_id"] = j_str(v, x)
-    elif not x:
-        out["voids_event_id"] = None
-    v = o.reason
-    if v is not None:
-        out["reason"] = j_str(v, x)
-    elif not x:
-        out["reason"] = None
-    return out
-
-
-LedgerEvent._lean_write = (_pretty_LedgerEvent, _compact_LedgerEvent, _json_LedgerEvent)
-
-
 class PhaseRecord(_Lean):
     """One completed phase and its receipt. (lean twin of `loopx_core.models.journal.PhaseRecord`)."""
 
     __slots__ = ("phase", "at", "receipt")
+    _lean_dump = "loopx_core.models.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(self, *, phase: Any, at: Any, receipt: Any = _UNSET) -> None:
         """A `PhaseRecord` of these fields (unvalidated), defaults as the model has them."""
@@ -2070,61 +1097,6 @@ def _model_PhaseRecord(value: Any) -> PhaseRecord:
     return out
 
 
-_WP_PhaseRecord_receipt = p_dict(p_any)
-_WC_PhaseRecord_receipt = c_dict(c_any)
-_WJ_PhaseRecord_receipt = j_dict(j_any)
-
-
-def _pretty_PhaseRecord(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `PhaseRecord` at indent `pad`, or `Doubt`."""
-    if type(o) is not PhaseRecord:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(
-        (
-            "{\n",
-            p,
-            '"phase": ',
-            w_str(o.phase),
-            s,
-            '"at": ',
-            w_time(o.at),
-            s,
-            '"receipt": ',
-            _WP_PhaseRecord_receipt(o.receipt, p),
-            "\n",
-            pad,
-            "}",
-        )
-    )
-
-
-def _compact_PhaseRecord(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `PhaseRecord`, or `Doubt`."""
-    if type(o) is not PhaseRecord:
-        raise Doubt
-    out = []
-    out.append('"phase":' + w_str(o.phase))
-    out.append('"at":' + w_time(o.at))
-    out.append('"receipt":' + _WC_PhaseRecord_receipt(o.receipt, x))
-    return "{" + ",".join(out) + "}"
-
-
-def _json_PhaseRecord(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `PhaseRecord`, or `Doubt`."""
-    if type(o) is not PhaseRecord:
-        raise Doubt
-    out = {}
-    out["phase"] = j_str(o.phase, x)
-    out["at"] = j_time(o.at, x)
-    out["receipt"] = _WJ_PhaseRecord_receipt(o.receipt, x)
-    return out
-
-
-PhaseRecord._lean_write = (_pretty_PhaseRecord, _compact_PhaseRecord, _json_PhaseRecord)
-
-
 class TurnJournal(_Lean):
     """A turn's journal. Phase and status are plain strings so inspection can flag unknown ones. (lean twin of `loopx_core.models.journal.TurnJournal`)."""
 
@@ -2144,6 +1116,8 @@ class TurnJournal(_Lean):
         "cancel_reason",
         "lease_minutes",
     )
+    _lean_dump = "loopx_core.models.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(
         self,
@@ -2300,163 +1274,6 @@ def _model_TurnJournal(value: Any) -> TurnJournal:
     return out
 
 
-_WP_TurnJournal_identity_ = p_optional(p_scalar(w_str))
-_WP_TurnJournal_identity = p_dict(_WP_TurnJournal_identity_)
-_WC_TurnJournal_identity_ = c_optional(c_scalar(w_str))
-_WC_TurnJournal_identity = c_dict(_WC_TurnJournal_identity_)
-_WJ_TurnJournal_identity_ = j_optional(j_str)
-_WJ_TurnJournal_identity = j_dict(_WJ_TurnJournal_identity_)
-_WP_TurnJournal_plan = p_scalars(w_str)
-_WC_TurnJournal_plan = c_scalars(w_str)
-_WJ_TurnJournal_plan = j_list(j_str)
-_WP_TurnJournal_phases = p_list(_pretty_PhaseRecord)
-_WC_TurnJournal_phases = c_list(_compact_PhaseRecord)
-_WJ_TurnJournal_phases = j_list(_json_PhaseRecord)
-_WP_TurnJournal_host_result = p_dict(p_any)
-_WC_TurnJournal_host_result = c_dict(c_any)
-_WJ_TurnJournal_host_result = j_dict(j_any)
-_WP_TurnJournal_failure = p_dict(p_scalar(w_str))
-_WC_TurnJournal_failure = c_dict(c_scalar(w_str))
-_WJ_TurnJournal_failure = j_dict(j_str)
-
-
-def _pretty_TurnJournal(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `TurnJournal` at indent `pad`, or `Doubt`."""
-    if type(o) is not TurnJournal:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(
-        (
-            "{\n",
-            p,
-            '"schema_version": ',
-            w_int(o.schema_version),
-            s,
-            '"turn_key": ',
-            w_str(o.turn_key),
-            s,
-            '"goal_id": ',
-            w_str(o.goal_id),
-            s,
-            '"agent_id": ',
-            w_str(o.agent_id),
-            s,
-            '"identity": ',
-            _WP_TurnJournal_identity(o.identity, p),
-            s,
-            '"status": ',
-            w_str(o.status),
-            s,
-            '"plan": ',
-            _WP_TurnJournal_plan(o.plan, p),
-            s,
-            '"phases": ',
-            _WP_TurnJournal_phases(o.phases, p),
-            s,
-            '"started_at": ',
-            w_time(o.started_at),
-            s,
-            '"updated_at": ',
-            w_time(o.updated_at),
-            s,
-            '"host_result": ',
-            "null" if o.host_result is None else _WP_TurnJournal_host_result(o.host_result, p),
-            s,
-            '"failure": ',
-            "null" if o.failure is None else _WP_TurnJournal_failure(o.failure, p),
-            s,
-            '"cancel_reason": ',
-            "null" if o.cancel_reason is None else w_str(o.cancel_reason),
-            s,
-            '"lease_minutes": ',
-            "null" if o.lease_minutes is None else w_float(o.lease_minutes),
-            "\n",
-            pad,
-            "}",
-        )
-    )
-
-
-def _compact_TurnJournal(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `TurnJournal`, or `Doubt`."""
-    if type(o) is not TurnJournal:
-        raise Doubt
-    out = []
-    out.append('"schema_version":' + w_int(o.schema_version))
-    out.append('"turn_key":' + w_str(o.turn_key))
-    out.append('"goal_id":' + w_str(o.goal_id))
-    out.append('"agent_id":' + w_str(o.agent_id))
-    out.append('"identity":' + _WC_TurnJournal_identity(o.identity, x))
-    out.append('"status":' + w_str(o.status))
-    out.append('"plan":' + _WC_TurnJournal_plan(o.plan, x))
-    out.append('"phases":' + _WC_TurnJournal_phases(o.phases, x))
-    out.append('"started_at":' + w_time(o.started_at))
-    out.append('"updated_at":' + w_time(o.updated_at))
-    v = o.host_result
-    if v is not None:
-        out.append('"host_result":' + _WC_TurnJournal_host_result(v, x))
-    elif not x:
-        out.append('"host_result":null')
-    v = o.failure
-    if v is not None:
-        out.append('"failure":' + _WC_TurnJournal_failure(v, x))
-    elif not x:
-        out.append('"failure":null')
-    v = o.cancel_reason
-    if v is not None:
-        out.append('"cancel_reason":' + w_str(v))
-    elif not x:
-        out.append('"cancel_reason":null')
-    v = o.lease_minutes
-    if v is not None:
-        out.append('"lease_minutes":' + w_float(v))
-    elif not x:
-        out.append('"lease_minutes":null')
-    return "{" + ",".join(out) + "}"
-
-
-def _json_TurnJournal(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `TurnJournal`, or `Doubt`."""
-    if type(o) is not TurnJournal:
-        raise Doubt
-    out = {}
-    out["schema_version"] = j_int(o.schema_version, x)
-    out["turn_key"] = j_str(o.turn_key, x)
-    out["goal_id"] = j_str(o.goal_id, x)
-    out["agent_id"] = j_str(o.agent_id, x)
-    out["identity"] = _WJ_TurnJournal_identity(o.identity, x)
-    out["status"] = j_str(o.status, x)
-    out["plan"] = _WJ_TurnJournal_plan(o.plan, x)
-    out["phases"] = _WJ_TurnJournal_phases(o.phases, x)
-    out["started_at"] = j_time(o.started_at, x)
-    out["updated_at"] = j_time(o.updated_at, x)
-    v = o.host_result
-    if v is not None:
-        out["host_result"] = _WJ_TurnJournal_host_result(v, x)
-    elif not x:
-        out["host_result"] = None
-    v = o.failure
-    if v is not None:
-        out["failure"] = _WJ_TurnJournal_failure(v, x)
-    elif not x:
-        out["failure"] = None
-    v = o.cancel_reason
-    if v is not None:
-        out["cancel_reason"] = j_str(v, x)
-    elif not x:
-        out["cancel_reason"] = None
-    v = o.lease_minutes
-    if v is not None:
-        out["lease_minutes"] = j_float(v, x)
-    elif not x:
-        out["lease_minutes"] = None
-    return out
-
-
-TurnJournal._lean_write = (_pretty_TurnJournal, _compact_TurnJournal, _json_TurnJournal)
-
-
 class SchedulerEntry(_Lean):
     """One agent's heartbeat as the host last reported it. (lean twin of `loopx_core.models.scheduler.SchedulerEntry`)."""
 
@@ -2470,6 +1287,8 @@ class SchedulerEntry(_Lean):
         "last_error",
         "failed_at",
     )
+    _lean_dump = "loopx_core.models.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(
         self,
@@ -2560,125 +1379,12 @@ def _model_SchedulerEntry(value: Any) -> SchedulerEntry:
     return out
 
 
-def _pretty_SchedulerEntry(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `SchedulerEntry` at indent `pad`, or `Doubt`."""
-    if type(o) is not SchedulerEntry:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(
-        (
-            "{\n",
-            p,
-            '"applied_rrule": ',
-            "null" if o.applied_rrule is None else w_str(o.applied_rrule),
-            s,
-            '"paused": ',
-            w_bool(o.paused),
-            s,
-            '"fingerprint": ',
-            "null" if o.fingerprint is None else w_str(o.fingerprint),
-            s,
-            '"unchanged_polls": ',
-            w_int(o.unchanged_polls),
-            s,
-            '"acked_at": ',
-            "null" if o.acked_at is None else w_time(o.acked_at),
-            s,
-            '"failures": ',
-            w_int(o.failures),
-            s,
-            '"last_error": ',
-            "null" if o.last_error is None else w_str(o.last_error),
-            s,
-            '"failed_at": ',
-            "null" if o.failed_at is None else w_time(o.failed_at),
-            "\n",
-            pad,
-            "}",
-        )
-    )
-
-
-def _compact_SchedulerEntry(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `SchedulerEntry`, or `Doubt`."""
-    if type(o) is not SchedulerEntry:
-        raise Doubt
-    out = []
-    v = o.applied_rrule
-    if v is not None:
-        out.append('"applied_rrule":' + w_str(v))
-    elif not x:
-        out.append('"applied_rrule":null')
-    out.append('"paused":' + w_bool(o.paused))
-    v = o.fingerprint
-    if v is not None:
-        out.append('"fingerprint":' + w_str(v))
-    elif not x:
-        out.append('"fingerprint":null')
-    out.append('"unchanged_polls":' + w_int(o.unchanged_polls))
-    v = o.acked_at
-    if v is not None:
-        out.append('"acked_at":' + w_time(v))
-    elif not x:
-        out.append('"acked_at":null')
-    out.append('"failures":' + w_int(o.failures))
-    v = o.last_error
-    if v is not None:
-        out.append('"last_error":' + w_str(v))
-    elif not x:
-        out.append('"last_error":null')
-    v = o.failed_at
-    if v is not None:
-        out.append('"failed_at":' + w_time(v))
-    elif not x:
-        out.append('"failed_at":null')
-    return "{" + ",".join(out) + "}"
-
-
-def _json_SchedulerEntry(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `SchedulerEntry`, or `Doubt`."""
-    if type(o) is not SchedulerEntry:
-        raise Doubt
-    out = {}
-    v = o.applied_rrule
-    if v is not None:
-        out["applied_rrule"] = j_str(v, x)
-    elif not x:
-        out["applied_rrule"] = None
-    out["paused"] = j_bool(o.paused, x)
-    v = o.fingerprint
-    if v is not None:
-        out["fingerprint"] = j_str(v, x)
-    elif not x:
-        out["fingerprint"] = None
-    out["unchanged_polls"] = j_int(o.unchanged_polls, x)
-    v = o.acked_at
-    if v is not None:
-        out["acked_at"] = j_time(v, x)
-    elif not x:
-        out["acked_at"] = None
-    out["failures"] = j_int(o.failures, x)
-    v = o.last_error
-    if v is not None:
-        out["last_error"] = j_str(v, x)
-    elif not x:
-        out["last_error"] = None
-    v = o.failed_at
-    if v is not None:
-        out["failed_at"] = j_time(v, x)
-    elif not x:
-        out["failed_at"] = None
-    return out
-
-
-SchedulerEntry._lean_write = (_pretty_SchedulerEntry, _compact_SchedulerEntry, _json_SchedulerEntry)
-
-
 class SchedulerState(_Lean):
     """The goal's scheduler file. (lean twin of `loopx_core.models.scheduler.SchedulerState`)."""
 
     __slots__ = ("schema_version", "goal_id", "agents")
+    _lean_dump = "loopx_core.models.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(self, *, schema_version: Any, goal_id: Any, agents: Any = _UNSET) -> None:
         """A `SchedulerState` of these fields (unvalidated), defaults as the model has them."""
@@ -2713,61 +1419,6 @@ def _model_SchedulerState(value: Any) -> SchedulerState:
     return out
 
 
-_WP_SchedulerState_agents = p_dict(_pretty_SchedulerEntry)
-_WC_SchedulerState_agents = c_dict(_compact_SchedulerEntry)
-_WJ_SchedulerState_agents = j_dict(_json_SchedulerEntry)
-
-
-def _pretty_SchedulerState(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `SchedulerState` at indent `pad`, or `Doubt`."""
-    if type(o) is not SchedulerState:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(
-        (
-            "{\n",
-            p,
-            '"schema_version": ',
-            w_int(o.schema_version),
-            s,
-            '"goal_id": ',
-            w_str(o.goal_id),
-            s,
-            '"agents": ',
-            _WP_SchedulerState_agents(o.agents, p),
-            "\n",
-            pad,
-            "}",
-        )
-    )
-
-
-def _compact_SchedulerState(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `SchedulerState`, or `Doubt`."""
-    if type(o) is not SchedulerState:
-        raise Doubt
-    out = []
-    out.append('"schema_version":' + w_int(o.schema_version))
-    out.append('"goal_id":' + w_str(o.goal_id))
-    out.append('"agents":' + _WC_SchedulerState_agents(o.agents, x))
-    return "{" + ",".join(out) + "}"
-
-
-def _json_SchedulerState(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `SchedulerState`, or `Doubt`."""
-    if type(o) is not SchedulerState:
-        raise Doubt
-    out = {}
-    out["schema_version"] = j_int(o.schema_version, x)
-    out["goal_id"] = j_str(o.goal_id, x)
-    out["agents"] = _WJ_SchedulerState_agents(o.agents, x)
-    return out
-
-
-SchedulerState._lean_write = (_pretty_SchedulerState, _compact_SchedulerState, _json_SchedulerState)
-
-
 class RunIndexEntry(_Lean):
     """One line of `runs/index.jsonl`: the compact history of a run, for agents, heartbeats and UI. (lean twin of `loopx_core.models.runs.RunIndexEntry`)."""
 
@@ -2783,6 +1434,8 @@ class RunIndexEntry(_Lean):
         "progress",
         "progress_detail",
     )
+    _lean_dump = "loopx_core.models.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(
         self,
@@ -2885,103 +1538,12 @@ def _model_RunIndexEntry(value: Any) -> RunIndexEntry:
     return out
 
 
-def _pretty_RunIndexEntry(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `RunIndexEntry` at indent `pad`, or `Doubt`."""
-    if type(o) is not RunIndexEntry:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(
-        (
-            "{\n",
-            p,
-            '"schema_version": ',
-            w_int(o.schema_version),
-            s,
-            '"run_id": ',
-            w_str(o.run_id),
-            s,
-            '"at": ',
-            w_str(o.at),
-            s,
-            '"agent_id": ',
-            w_str(o.agent_id),
-            s,
-            '"todo_id": ',
-            "null" if o.todo_id is None else w_str(o.todo_id),
-            s,
-            '"turn_key": ',
-            w_str(o.turn_key),
-            s,
-            '"validation": ',
-            w_str(o.validation),
-            s,
-            '"summary": ',
-            w_str(o.summary),
-            s,
-            '"progress": ',
-            w_str(o.progress),
-            s,
-            '"progress_detail": ',
-            w_str(o.progress_detail),
-            "\n",
-            pad,
-            "}",
-        )
-    )
-
-
-def _compact_RunIndexEntry(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `RunIndexEntry`, or `Doubt`."""
-    if type(o) is not RunIndexEntry:
-        raise Doubt
-    out = []
-    out.append('"schema_version":' + w_int(o.schema_version))
-    out.append('"run_id":' + w_str(o.run_id))
-    out.append('"at":' + w_str(o.at))
-    out.append('"agent_id":' + w_str(o.agent_id))
-    v = o.todo_id
-    if v is not None:
-        out.append('"todo_id":' + w_str(v))
-    elif not x:
-        out.append('"todo_id":null')
-    out.append('"turn_key":' + w_str(o.turn_key))
-    out.append('"validation":' + w_str(o.validation))
-    out.append('"summary":' + w_str(o.summary))
-    out.append('"progress":' + w_str(o.progress))
-    out.append('"progress_detail":' + w_str(o.progress_detail))
-    return "{" + ",".join(out) + "}"
-
-
-def _json_RunIndexEntry(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `RunIndexEntry`, or `Doubt`."""
-    if type(o) is not RunIndexEntry:
-        raise Doubt
-    out = {}
-    out["schema_version"] = j_int(o.schema_version, x)
-    out["run_id"] = j_str(o.run_id, x)
-    out["at"] = j_str(o.at, x)
-    out["agent_id"] = j_str(o.agent_id, x)
-    v = o.todo_id
-    if v is not None:
-        out["todo_id"] = j_str(v, x)
-    elif not x:
-        out["todo_id"] = None
-    out["turn_key"] = j_str(o.turn_key, x)
-    out["validation"] = j_str(o.validation, x)
-    out["summary"] = j_str(o.summary, x)
-    out["progress"] = j_str(o.progress, x)
-    out["progress_detail"] = j_str(o.progress_detail, x)
-    return out
-
-
-RunIndexEntry._lean_write = (_pretty_RunIndexEntry, _compact_RunIndexEntry, _json_RunIndexEntry)
-
-
 class StoreConfig(_Lean):
     """`.loopx/store.json`: the store this project's state lives in. (lean twin of `loopx_core.store.config.StoreConfig`)."""
 
     __slots__ = ("schema_version", "store")
+    _lean_dump = "loopx_core.models.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(self, *, schema_version: Any, store: Any) -> None:
         """A `StoreConfig` of these fields (unvalidated), defaults as the model has them."""
@@ -3009,55 +1571,12 @@ def _model_StoreConfig(value: Any) -> StoreConfig:
     return out
 
 
-def _pretty_StoreConfig(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `StoreConfig` at indent `pad`, or `Doubt`."""
-    if type(o) is not StoreConfig:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(
-        (
-            "{\n",
-            p,
-            '"schema_version": ',
-            w_int(o.schema_version),
-            s,
-            '"store": ',
-            w_str(o.store),
-            "\n",
-            pad,
-            "}",
-        )
-    )
-
-
-def _compact_StoreConfig(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `StoreConfig`, or `Doubt`."""
-    if type(o) is not StoreConfig:
-        raise Doubt
-    out = []
-    out.append('"schema_version":' + w_int(o.schema_version))
-    out.append('"store":' + w_str(o.store))
-    return "{" + ",".join(out) + "}"
-
-
-def _json_StoreConfig(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `StoreConfig`, or `Doubt`."""
-    if type(o) is not StoreConfig:
-        raise Doubt
-    out = {}
-    out["schema_version"] = j_int(o.schema_version, x)
-    out["store"] = j_str(o.store, x)
-    return out
-
-
-StoreConfig._lean_write = (_pretty_StoreConfig, _compact_StoreConfig, _json_StoreConfig)
-
-
 class ReceiptIndex(_Lean):
     """Offsets of receipt lines in the ledger and the run history, and how far each was read. (lean twin of `loopx_core.store.receipt_index.ReceiptIndex`)."""
 
     __slots__ = ("schema_version", "ledger_offset", "runs_offset", "spends", "voids", "runs")
+    _lean_dump = "loopx_core.models.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(
         self,
@@ -3122,82 +1641,6 @@ def _model_ReceiptIndex(value: Any) -> ReceiptIndex:
     else:
         out.runs = _C_ReceiptIndex_runs(v)
     return out
-
-
-_WP_ReceiptIndex_spends = p_dict(p_scalar(w_int))
-_WC_ReceiptIndex_spends = c_dict(c_scalar(w_int))
-_WJ_ReceiptIndex_spends = j_dict(j_int)
-_WP_ReceiptIndex_voids = p_dict(p_scalar(w_int))
-_WC_ReceiptIndex_voids = c_dict(c_scalar(w_int))
-_WJ_ReceiptIndex_voids = j_dict(j_int)
-_WP_ReceiptIndex_runs = p_dict(p_scalar(w_int))
-_WC_ReceiptIndex_runs = c_dict(c_scalar(w_int))
-_WJ_ReceiptIndex_runs = j_dict(j_int)
-
-
-def _pretty_ReceiptIndex(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `ReceiptIndex` at indent `pad`, or `Doubt`."""
-    if type(o) is not ReceiptIndex:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(
-        (
-            "{\n",
-            p,
-            '"schema_version": ',
-            w_int(o.schema_version),
-            s,
-            '"ledger_offset": ',
-            w_int(o.ledger_offset),
-            s,
-            '"runs_offset": ',
-            w_int(o.runs_offset),
-            s,
-            '"spends": ',
-            _WP_ReceiptIndex_spends(o.spends, p),
-            s,
-            '"voids": ',
-            _WP_ReceiptIndex_voids(o.voids, p),
-            s,
-            '"runs": ',
-            _WP_ReceiptIndex_runs(o.runs, p),
-            "\n",
-            pad,
-            "}",
-        )
-    )
-
-
-def _compact_ReceiptIndex(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `ReceiptIndex`, or `Doubt`."""
-    if type(o) is not ReceiptIndex:
-        raise Doubt
-    out = []
-    out.append('"schema_version":' + w_int(o.schema_version))
-    out.append('"ledger_offset":' + w_int(o.ledger_offset))
-    out.append('"runs_offset":' + w_int(o.runs_offset))
-    out.append('"spends":' + _WC_ReceiptIndex_spends(o.spends, x))
-    out.append('"voids":' + _WC_ReceiptIndex_voids(o.voids, x))
-    out.append('"runs":' + _WC_ReceiptIndex_runs(o.runs, x))
-    return "{" + ",".join(out) + "}"
-
-
-def _json_ReceiptIndex(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `ReceiptIndex`, or `Doubt`."""
-    if type(o) is not ReceiptIndex:
-        raise Doubt
-    out = {}
-    out["schema_version"] = j_int(o.schema_version, x)
-    out["ledger_offset"] = j_int(o.ledger_offset, x)
-    out["runs_offset"] = j_int(o.runs_offset, x)
-    out["spends"] = _WJ_ReceiptIndex_spends(o.spends, x)
-    out["voids"] = _WJ_ReceiptIndex_voids(o.voids, x)
-    out["runs"] = _WJ_ReceiptIndex_runs(o.runs, x)
-    return out
-
-
-ReceiptIndex._lean_write = (_pretty_ReceiptIndex, _compact_ReceiptIndex, _json_ReceiptIndex)
 
 
 CHECKERS: dict[str, Any] = {

@@ -251,3 +251,67 @@ def _model(cls: type[_Lean], fields: tuple[tuple[str, Check, Any], ...], validat
         return out
 
     return check
+
+
+# -- whole objects ------------------------------------------------------------------------------
+def _writers(obj: Any) -> tuple[Any, Any, Any]:
+    """The writers of `obj`'s class, their generated module imported on the first write."""
+    kind = type(obj)
+    found = kind.__dict__.get("_lean_write")
+    if found is None:
+        module = getattr(kind, "_lean_dump", None)
+        if module is not None:
+            __import__(module)  # sets `_lean_write` on every class of its lean module
+            found = kind.__dict__.get("_lean_write")
+        if found is None:
+            raise TypeError(f"not a lean object: {kind.__name__}")
+    return found  # type: ignore[no-any-return]
+
+
+def _encoded(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: pydantic refuses to serialise it
+        raise Doubt from None
+
+
+_UNWRITABLE = (TypeError, AttributeError, RecursionError)
+"""A writer's failures that mean the value is not what its field holds (a str writer given an
+int, a field never set, a cycle): doubt, for the caller to ask pydantic."""
+
+
+def dumps(obj: Any) -> bytes:
+    """`model_dump_json(indent=2).encode()` of `obj`'s pydantic twin (a stored file, without its
+    final newline), or `Doubt`; a `TypeError` if `obj` is no lean object."""
+    write = _writers(obj)[0]
+    try:
+        return _encoded(write(obj, ""))
+    except _UNWRITABLE:
+        raise Doubt from None
+
+
+def dump_line(obj: Any) -> bytes:
+    """`model_dump_json(exclude_none=True).encode()` of `obj`'s twin (a ledger line), or `Doubt`."""
+    write = _writers(obj)[1]
+    try:
+        return _encoded(write(obj, True))
+    except _UNWRITABLE:
+        raise Doubt from None
+
+
+def dump_compact(obj: Any, *, exclude_none: bool = False) -> bytes:
+    """`model_dump_json(exclude_none=...).encode()` of `obj`'s twin, or `Doubt`."""
+    write = _writers(obj)[1]
+    try:
+        return _encoded(write(obj, exclude_none))
+    except _UNWRITABLE:
+        raise Doubt from None
+
+
+def to_json(obj: Any, *, exclude_none: bool = False) -> dict[str, Any]:
+    """`model_dump(mode="json", exclude_none=...)` of `obj`'s twin, or `Doubt`."""
+    write = _writers(obj)[2]
+    try:
+        return write(obj, exclude_none)  # type: ignore[no-any-return]
+    except _UNWRITABLE:
+        raise Doubt from None

@@ -29,39 +29,11 @@ from loopx_core.models.lean_runtime import (
     _time_text,
     _UNSET,
     dump,
-    loads,
-)
-from loopx_core.models.lean_writer import (
-    c_any,
-    c_dict,
-    c_list,
-    c_optional,
-    c_scalar,
-    c_scalars,
     dump_compact,
     dump_line,
     dumps,
-    j_any,
-    j_bool,
-    j_dict,
-    j_float,
-    j_int,
-    j_list,
-    j_optional,
-    j_str,
-    j_time,
-    p_any,
-    p_dict,
-    p_list,
-    p_optional,
-    p_scalar,
-    p_scalars,
+    loads,
     to_json,
-    w_bool,
-    w_float,
-    w_int,
-    w_str,
-    w_time,
 )
 
 
@@ -74,6 +46,8 @@ class StopCounter(_Lean):
     """`.loopx/hooks/claude-stop-<session digest>.json`: how often the Stop hook blocked in a row. (lean twin of `loopx_claude_code.models.StopCounter`)."""
 
     __slots__ = ("blocks",)
+    _lean_dump = "loopx_claude_code.lean_dump"
+    """The generated module of its writers, imported on the first write (a read needs none)."""
 
     def __init__(self, *, blocks: Any) -> None:
         """A `StopCounter` of these fields (unvalidated), defaults as the model has them."""
@@ -94,36 +68,6 @@ def _model_StopCounter(value: Any) -> StopCounter:
         raise Doubt
     out.blocks = _C_StopCounter_blocks(v)
     return out
-
-
-def _pretty_StopCounter(o: Any, pad: str) -> str:
-    """`model_dump_json(indent=2)` of a `StopCounter` at indent `pad`, or `Doubt`."""
-    if type(o) is not StopCounter:
-        raise Doubt
-    p = pad + "  "
-    s = ",\n" + p
-    return "".join(("{\n", p, '"blocks": ', w_int(o.blocks), "\n", pad, "}"))
-
-
-def _compact_StopCounter(o: Any, x: bool) -> str:
-    """`model_dump_json(exclude_none=x)` of a `StopCounter`, or `Doubt`."""
-    if type(o) is not StopCounter:
-        raise Doubt
-    out = []
-    out.append('"blocks":' + w_int(o.blocks))
-    return "{" + ",".join(out) + "}"
-
-
-def _json_StopCounter(o: Any, x: bool) -> dict[str, Any]:
-    """`model_dump(mode="json", exclude_none=x)` of a `StopCounter`, or `Doubt`."""
-    if type(o) is not StopCounter:
-        raise Doubt
-    out = {}
-    out["blocks"] = j_int(o.blocks, x)
-    return out
-
-
-StopCounter._lean_write = (_pretty_StopCounter, _compact_StopCounter, _json_StopCounter)
 
 
 CHECKERS: dict[str, Any] = {"StopCounter": _model_StopCounter}
