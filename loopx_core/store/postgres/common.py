@@ -1,5 +1,6 @@
 """What both of the store's transports share, without importing psycopg: how a connection is
-opened (its libpq options), and the error a store that cannot be reached is."""
+opened (its libpq options), the advisory lock statement, and the error a store that cannot be
+reached is."""
 
 from __future__ import annotations
 
@@ -18,6 +19,14 @@ LEAN_CONNECT_TIMEOUT_S = 2
 """How long the lean transport waits for a server (libpq's least): a healthy one answers in
 milliseconds, and one that does not is psycopg's to wait for (its retries, its error), so an
 unreachable server costs a tick 2 s more than before, not twice the 10 s."""
+
+
+def lock_statement(keys: list[str]) -> str:
+    """Advisory transaction locks on `keys` (checked ids only), hashed with the current schema."""
+    calls = ", ".join(
+        f"pg_advisory_xact_lock(hashtextextended(current_schema() || '{key}', 0))" for key in keys
+    )
+    return f"SELECT {calls}"
 
 
 class StoreUnavailableError(LockTimeoutError):

@@ -13,8 +13,7 @@ from __future__ import annotations
 from _thread import get_ident
 
 from loopx_core.store.postgres.common import LEAN_CONNECT_TIMEOUT_S, LIBPQ_OPTIONS
-from loopx_core.store.postgres.reads import SCHEMA_EXISTS, VERSION, DocumentReads
-from loopx_core.store.postgres.schema import LATEST
+from loopx_core.store.postgres.reads import DocumentReads
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
 if TYPE_CHECKING:
@@ -30,7 +29,6 @@ if TYPE_CHECKING:
         root: Path | str
         label: str
         lean_link: LeanLink
-        _schema_checked: bool
 
         @property
         def in_transaction(self) -> bool:
@@ -48,7 +46,8 @@ class LeanLink:
         self.dsn = dsn
         self.enabled = enabled
         self._conn: LeanConnection | None = None
-        self._thread = get_ident()
+        self.thread = get_ident()
+        """The thread the link serves (another thread's statements are psycopg's)."""
         self.at_exit = True
         """Close the connection at the interpreter's exit; False where the owner closes it
         (`choice.TickStart`): an exit handler, even unregistered, costs the hot exit (cli/entry.py)."""
@@ -68,7 +67,7 @@ class LeanLink:
         off for good) when unsure."""
         from loopx_core.store.postgres import libpq
 
-        if not self.enabled or get_ident() != self._thread:
+        if not self.enabled or get_ident() != self.thread:
             raise libpq.Doubt("the lean transport is off")
         if self._conn is None:
             try:
@@ -128,19 +127,7 @@ class LeanPostgresReads(DocumentReads):
         return self.store._rows(sql, params)
 
     def _ready(self) -> None:
-        """The schema check: the latest version confirmed over libpq, anything else the store's own."""
-        from loopx_core.store.postgres.libpq import Doubt
-
-        if self.store._schema_checked:
-            return
-        if not self.store.in_transaction:
-            link = self.store.lean_link
-            try:
-                if link.rows(SCHEMA_EXISTS, ()) == [(True,)] and link.rows(VERSION, ()) == [(LATEST,)]:
-                    self.store._schema_checked = True
-                    return
-            except Doubt:
-                pass
+        """The store's schema check (the latest version confirmed over libpq, else psycopg's)."""
         self.store._ready()
 
     def read_registry(self) -> Any:

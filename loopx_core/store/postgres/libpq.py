@@ -28,15 +28,39 @@ c_char_pp = ctypes.POINTER(ctypes.c_char_p)
 CONNECTION_OK = 0
 CONNECTION_BAD = 1
 POLLING_FAILED, POLLING_READING, POLLING_WRITING, POLLING_OK = 0, 1, 2, 3
-PGRES_TUPLES_OK = 2
+PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_FATAL_ERROR = 1, 2, 7
+TRANS_IDLE = 0
+DIAG_SQLSTATE, DIAG_MESSAGE_PRIMARY = ord("C"), ord("M")
 TEXT_OIDS = frozenset((25, 1043))  # text, varchar: the documents are read cast to ::text
 INT_OIDS = frozenset((20, 21, 23))
 BOOL_OID = 16
+VOID_OID = 2278  # what pg_advisory_xact_lock returns
 INT64 = 1 << 63
 
 
 class Doubt(Exception):
     """The lean transport cannot answer this for sure: ask psycopg."""
+
+
+class Failed(Exception):
+    """The server refused a statement (its SQLSTATE and primary message), or the connection
+    broke under it (`lost`; then the SQLSTATE may be None), as psycopg's error would say."""
+
+    def __init__(self, sqlstate: str | None, message: str, *, lost: bool) -> None:
+        super().__init__(message)
+        self.sqlstate = sqlstate
+        self.message = message
+        self.lost = lost
+
+
+class Outcome:
+    """A statement's rows, command status (`UPDATE 1`, `COMMIT`, `ROLLBACK`) and row count
+    (-1 where the command has none), as a psycopg cursor gives them."""
+
+    __slots__ = ("rowcount", "rows", "status")
+
+    def __init__(self, rows: list[tuple[Any, ...]], status: str, rowcount: int) -> None:
+        self.rows, self.status, self.rowcount = rows, status, rowcount
 
 
 class _Option(ctypes.Structure):
@@ -119,6 +143,12 @@ def _prototypes(lib: Any) -> None:
         ("PQstatus", i, [p]),
         ("PQparameterStatus", s, [p, s]),
         ("PQexecParams", p, [p, s, i, p, c_char_pp, p, p, i]),
+        ("PQexec", p, [p, s]),
+        ("PQcmdStatus", s, [p]),
+        ("PQcmdTuples", s, [p]),
+        ("PQresultErrorField", s, [p, i]),
+        ("PQerrorMessage", s, [p]),
+        ("PQtransactionStatus", i, [p]),
         ("PQresultStatus", i, [p]),
         ("PQntuples", i, [p]),
         ("PQnfields", i, [p]),
@@ -279,38 +309,80 @@ class LeanConnection:
         return self._lib.PQparameterStatus(self._conn, b"client_encoding")  # type: ignore[no-any-return]
 
     def rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        """The statement's rows, each value as psycopg would give it (text, int, bool or None)."""
+        """The statement's rows, each value as psycopg would give it (text, int, bool or None);
+        `Doubt` when it fails in any way."""
+        try:
+            return self.execute(sql, params).rows
+        except Failed:
+            raise Doubt("the statement failed") from None
+
+    def execute(self, sql: str, params: tuple[Any, ...] = (), *, simple: bool = False) -> Outcome:
+        """Run one statement (with `simple`, a parameterless script of several, as psycopg runs
+        `BEGIN; SET LOCAL ...`): its rows and command status; `Failed` when the server (or the
+        connection) says no, `Doubt` when this module cannot say what happened."""
         self._connected()
         lib, conn = self._lib, self._conn
-        values = [_param(v) for v in params]
-        command = numbered(sql)
-        result = lib.PQexecParams(conn, command, len(values), None, _strings(values), None, None, 0)
+        if simple:
+            if params or "\x00" in sql:
+                raise Doubt("a script with parameters")
+            result = lib.PQexec(conn, sql.encode())
+        else:
+            values = [_param(v) for v in params]
+            command = numbered(sql)
+            result = lib.PQexecParams(conn, command, len(values), None, _strings(values), None, None, 0)
         if not result:
-            raise Doubt("no result")
+            raise self._failure(None)
         try:
-            if lib.PQresultStatus(result) != PGRES_TUPLES_OK:
-                raise Doubt("the statement failed")
-            fields = lib.PQnfields(result)
-            readers = [_reader(lib.PQftype(result, col)) for col in range(fields)]
-            out = []
-            for row in range(lib.PQntuples(result)):
-                out.append(
-                    tuple(
-                        None
-                        if lib.PQgetisnull(result, row, col)
-                        else readers[col](
-                            ctypes.string_at(
-                                lib.PQgetvalue(result, row, col), lib.PQgetlength(result, row, col)
-                            )
-                        )
-                        for col in range(fields)
-                    )
-                )
-            return out
+            status = lib.PQresultStatus(result)
+            if status == PGRES_FATAL_ERROR:
+                raise self._failure(result)
+            if status not in (PGRES_TUPLES_OK, PGRES_COMMAND_OK):
+                raise Doubt(f"a result of status {status}")
+            rows = self._rows(result) if status == PGRES_TUPLES_OK else []
+            tuples = lib.PQcmdTuples(result) or b""
+            return Outcome(rows, (lib.PQcmdStatus(result) or b"").decode(), int(tuples) if tuples else -1)
         except (UnicodeError, ValueError):  # a value not as its type says: psycopg would say what
             raise Doubt("an unreadable value") from None
         finally:
             lib.PQclear(result)
+
+    def _rows(self, result: Any) -> list[tuple[Any, ...]]:
+        lib = self._lib
+        fields = lib.PQnfields(result)
+        readers = [_reader(lib.PQftype(result, col)) for col in range(fields)]
+        out = []
+        for row in range(lib.PQntuples(result)):
+            out.append(
+                tuple(
+                    None
+                    if lib.PQgetisnull(result, row, col)
+                    else readers[col](
+                        ctypes.string_at(lib.PQgetvalue(result, row, col), lib.PQgetlength(result, row, col))
+                    )
+                    for col in range(fields)
+                )
+            )
+        return out
+
+    def _failure(self, result: Any) -> Failed | Doubt:
+        """What a failed statement was: the server's SQLSTATE and message, or a lost connection."""
+        lib, conn = self._lib, self._conn
+        lost = lib.PQstatus(conn) != CONNECTION_OK
+        state = lib.PQresultErrorField(result, DIAG_SQLSTATE) if result else None
+        message = lib.PQresultErrorField(result, DIAG_MESSAGE_PRIMARY) if result else None
+        if not message:
+            message = lib.PQerrorMessage(conn)
+        text = (message or b"").decode("utf-8", "replace")
+        if state is None and not lost:
+            return Doubt("a failure without a SQLSTATE")
+        return Failed(state.decode("ascii", "replace") if state else None, text, lost=lost)
+
+    @property
+    def in_transaction(self) -> bool:
+        """True when the session is inside a transaction block (or its state is unknown)."""
+        if self._conn is None or not self._ready:
+            return False
+        return self._lib.PQtransactionStatus(self._conn) != TRANS_IDLE  # type: ignore[no-any-return]
 
     def close(self) -> None:
         """Close the connection (again: nothing)."""
@@ -355,4 +427,6 @@ def _reader(oid: int) -> Any:
         return int
     if oid == BOOL_OID:
         return lambda raw: raw == b"t"
+    if oid == VOID_OID:
+        return lambda raw: None
     raise Doubt(f"a column of type {oid}")

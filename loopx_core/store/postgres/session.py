@@ -16,7 +16,6 @@ caller retries the command (settlement is idempotent: a retry never charges twic
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -25,25 +24,18 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import psycopg
-from psycopg import errors as pg_errors
 
-from loopx_core.errors import ConflictError, LockTimeoutError, LoopxError, RefusedError, StateInvalidError
+from loopx_core.errors import LoopxError
 from loopx_core.store.lock import lock_timeout
-from loopx_core.store.postgres.common import LIBPQ_OPTIONS, StoreUnavailableError
+from loopx_core.store.postgres.common import LIBPQ_OPTIONS, StoreUnavailableError, lock_statement
+from loopx_core.store.postgres.failures import clean, commit_rolled_back, mapped, operational_loss, retryable
 
 T = TypeVar("T")
 __all__ = ["Connections", "Session", "StoreUnavailableError", "clean"]
 
-_PATH_IN_MESSAGE = re.compile(r'"/[^"]*"|(?<![\w/])/[\w./-]+')
 _RETRY_PAUSE_S = (0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 FIRST_CONNECT_RETRY_S = 3.0
 """How long a process that never reached the server retries connecting."""
-
-
-def clean(message: str) -> str:
-    """A server or libpq message on one line, with local paths (socket folders) removed."""
-    first = (message or "").strip().splitlines()[0] if (message or "").strip() else "no detail"
-    return _PATH_IN_MESSAGE.sub("(local socket)", first)[:200]
 
 
 @dataclass
@@ -140,14 +132,6 @@ class Connections:
 
 def _connect_options() -> dict[str, Any]:
     return {"autocommit": True, **LIBPQ_OPTIONS}
-
-
-def _lock_statement(keys: list[str]) -> str:
-    """Advisory transaction locks on `keys` (checked ids only), hashed with the current schema."""
-    calls = ", ".join(
-        f"pg_advisory_xact_lock(hashtextextended(current_schema() || '{key}', 0))" for key in keys
-    )
-    return f"SELECT {calls}"
 
 
 class Session:
@@ -265,62 +249,34 @@ class Session:
 
     def _take(self, conn: psycopg.Connection[Any], keys: list[str]) -> None:
         if keys:
-            conn.execute(_lock_statement(keys))
+            conn.execute(lock_statement(keys))
             self._local.locks.update(keys)
 
     def _mapped(
         self, exc: psycopg.Error, *, committing: bool = False, rolled_back: bool = False
     ) -> LoopxError:
-        """The database error as LoopX's typed error (one line, no local path, no credential)."""
-        detail = clean(getattr(getattr(exc, "diag", None), "message_primary", None) or str(exc))
+        """The database error as LoopX's typed error (failures.mapped, by its SQLSTATE)."""
+        detail = getattr(getattr(exc, "diag", None), "message_primary", None) or str(exc)
         where = self.connections.shown
-        if isinstance(exc, pg_errors.LockNotAvailable):
-            return LockTimeoutError(
-                f"timed out after {lock_timeout():g}s waiting for a goal lock in {where} (another loopx holds it)"
-            )
-        if _connection_lost(exc):
-            if committing:
-                return StoreUnavailableError(
-                    f"lost the connection to {where} while committing: the change may or may not be "
-                    "saved; retry the command (settlement retries never charge twice)"
-                )
-            return StoreUnavailableError(
-                f"lost the connection to {where}: nothing of this change was saved; retry the command"
-            )
-        if isinstance(exc, pg_errors.InsufficientPrivilege):
-            return RefusedError(
-                f"the database role may not do this in {where}: {detail} (docs/team.md lists the grants)",
-                code="store_permission",
-            )
-        if isinstance(
-            exc, pg_errors.UniqueViolation | pg_errors.DeadlockDetected | pg_errors.SerializationFailure
-        ):
-            return ConflictError(f"a concurrent change won in {where}; nothing was saved: retry ({detail})")
-        return StateInvalidError(f"the store {where} refused the change: {detail}", code="store_error")
+        return mapped(exc.sqlstate, detail, where, lost=_connection_lost(exc), committing=committing)
 
 
 def _retryable(exc: psycopg.Error) -> bool:
     """Failures after which the whole transaction rolled back and may simply run again."""
-    if isinstance(
-        exc, pg_errors.UniqueViolation | pg_errors.DeadlockDetected | pg_errors.SerializationFailure
-    ):
-        return True
-    return _connection_lost(exc)
+    return retryable(exc.sqlstate, lost=_connection_lost(exc))
 
 
 def _connection_lost(exc: psycopg.Error) -> bool:
     """The connection broke (server gone, backend terminated, network): the transaction is lost."""
     if isinstance(exc, psycopg.InterfaceError):
         return True
-    return isinstance(exc, psycopg.OperationalError) and (
-        exc.sqlstate is None or exc.sqlstate.startswith(("08", "57P"))
-    )
+    return isinstance(exc, psycopg.OperationalError) and operational_loss(exc.sqlstate)
 
 
 def _commit(conn: psycopg.Connection[Any], where: str) -> None:
     """COMMIT, or a `ConflictError` when the server rolled back instead (the transaction had failed)."""
     if conn.execute("COMMIT").statusmessage == "ROLLBACK":
-        raise ConflictError(f"a statement failed inside a change to {where}; nothing of it was saved: retry")
+        raise commit_rolled_back(where)
 
 
 def _rollback(conn: psycopg.Connection[Any]) -> None:

@@ -25,6 +25,7 @@ from loopx_core.models.identity import check_turn_key
 from loopx_core.store.files import STATE_DIR
 from loopx_core.store.postgres.documents import parsed
 from loopx_core.store.postgres.lean_reads import LeanLink, LeanPostgresReads
+from loopx_core.store.postgres.lean_session import LeanSession
 from loopx_core.store.postgres.reads import NO_STATE, SCHEMA_EXISTS, VERSION, DocumentReads
 from loopx_core.store.postgres.schema import LATEST, MIGRATIONS
 from loopx_core.store.postgres.writes import append_history, insert_event, schema_version_in, upsert_run
@@ -67,6 +68,7 @@ class PostgresStore(DocumentReads):
         self._session: Session | None = None
         self._session_lock = allocate_lock()  # threading's Lock, without importing threading on a tick
         self.lean_link = LeanLink(dsn, enabled=not pooled)  # a pooled store (a long process) has psycopg
+        self._lean = LeanSession(self.lean_link, shown, lambda: self.session)
         self._schema_checked = False
 
     @property
@@ -88,9 +90,15 @@ class PostgresStore(DocumentReads):
         return self._session
 
     @property
+    def tx(self) -> LeanSession | Session:
+        """Where the store's operations run: libpq's lean session (psycopg once it is unsure, and
+        in any other thread), or psycopg's own for a pooled store."""
+        return self.session if self._pooled else self._lean
+
+    @property
     def in_transaction(self) -> bool:
         """True when this thread runs inside a transaction of this store."""
-        return self._session is not None and self._session.in_transaction
+        return self._lean.in_transaction or (self._session is not None and self._session.in_transaction)
 
     def lean_reads(self) -> LeanPostgresReads:
         """This store's reads for a tick: libpq and the lean readers (psycopg, pydantic only on doubt)."""
@@ -104,7 +112,7 @@ class PostgresStore(DocumentReads):
 
     def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         """The statement's rows over psycopg (in the thread's transaction if it has one)."""
-        return self.session.read(lambda c: c.execute(sql, params).fetchall())  # type: ignore[arg-type]
+        return self.tx.read(lambda c: c.execute(sql, params).fetchall())  # type: ignore[arg-type]
 
     # -- schema ------------------------------------------------------------------------
     def schema_version(self) -> int | None:
@@ -144,9 +152,19 @@ class PostgresStore(DocumentReads):
         return result
 
     def _ready(self) -> None:
-        """Check the schema once per store: newer refused (exit 8), older brought forward."""
+        """Check the schema once per store: newer refused (exit 8), older brought forward; the
+        latest confirmed over libpq in one statement, anything else judged by psycopg."""
         if self._schema_checked:
             return
+        if not self._pooled and not self.in_transaction:
+            from loopx_core.store.postgres.libpq import Doubt
+
+            try:
+                if self.lean_link.rows(VERSION, ()) == [(LATEST,)]:
+                    self._schema_checked = True
+                    return
+            except Doubt:  # no table, another version, no libpq: psycopg's path says what
+                pass
         version = self.schema_version()
         if version is None:
             raise NotFoundError(NO_STATE.format(self.label))
@@ -197,7 +215,7 @@ class PostgresStore(DocumentReads):
             conn.execute("UPDATE loopx_registry SET doc = %s::json", (registry.model_dump_json(),))
             return result
 
-        return self.session.write([REGISTRY_LOCK], body)
+        return self.tx.write([REGISTRY_LOCK], body)
 
     # -- goal state --------------------------------------------------------------------
     def read_goal(self, goal_id: str) -> GoalState:
@@ -216,7 +234,7 @@ class PostgresStore(DocumentReads):
                 (state.goal_id, state.version, state.model_dump_json()),
             )
 
-        self.session.write([goal_key(state.goal_id)], body)
+        self.tx.write([goal_key(state.goal_id)], body)
 
     def update_goal(
         self, goal_id: str, change: Callable[[GoalState], T], *, expect_version: int | None = None
@@ -246,13 +264,13 @@ class PostgresStore(DocumentReads):
                 raise ConflictError(f"goal {goal_id!r} moved while it was being changed: retry")
             return result
 
-        return self.session.write([goal_key(goal_id)], body)
+        return self.tx.write([goal_key(goal_id)], body)
 
     def goal_lock(self, goal_id: str) -> AbstractContextManager[None]:
         """The goal's lock: one transaction for the block, re-entrant in the thread."""
         key = goal_key(goal_id)
         self._ready()
-        return self.session.locked(key)
+        return self.tx.locked(key)
 
     # -- scheduler ---------------------------------------------------------------------
     def read_scheduler(self, goal_id: str) -> SchedulerState:
@@ -262,7 +280,7 @@ class PostgresStore(DocumentReads):
     def write_scheduler(self, state: SchedulerState) -> None:
         """Write the goal's scheduler state (goal lock held)."""
         self._ready()
-        self.session.write(
+        self.tx.write(
             [goal_key(state.goal_id)],
             lambda conn: conn.execute(
                 "INSERT INTO loopx_scheduler (goal_id, doc) VALUES (%s, %s::json) "
@@ -282,7 +300,7 @@ class PostgresStore(DocumentReads):
         self._ready()
         sql = "SELECT 1 FROM loopx_journals WHERE goal_id = %s AND turn_key = %s"
         return (
-            self.session.read(lambda c: c.execute(sql, (check_id("goal", goal_id), turn_key)).fetchone())
+            self.tx.read(lambda c: c.execute(sql, (check_id("goal", goal_id), turn_key)).fetchone())
             is not None
         )
 
@@ -290,7 +308,7 @@ class PostgresStore(DocumentReads):
         """Write a journal (goal lock held)."""
         check_turn_key(journal.turn_key)
         self._ready()
-        self.session.write(
+        self.tx.write(
             [goal_key(journal.goal_id)],
             lambda conn: conn.execute(
                 "INSERT INTO loopx_journals (goal_id, turn_key, doc) VALUES (%s, %s, %s::json) "
@@ -325,7 +343,7 @@ class PostgresStore(DocumentReads):
             insert_event(conn, goal_id, event, event_line(event))
             return event
 
-        return self.session.write([goal_key(goal_id)], body)
+        return self.tx.write([goal_key(goal_id)], body)
 
     def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:
         """Ledger events at or after `since`, oldest first."""
@@ -361,8 +379,7 @@ class PostgresStore(DocumentReads):
         self._ready()
         sql = "SELECT 1 FROM loopx_run_index WHERE goal_id = %s AND run_id = %s"
         return (
-            self.session.read(lambda c: c.execute(sql, (check_id("goal", goal_id), run_id)).fetchone())
-            is not None
+            self.tx.read(lambda c: c.execute(sql, (check_id("goal", goal_id), run_id)).fetchone()) is not None
         )
 
     def record_run(self, goal_id: str, record: dict[str, Any], markdown: str, entry: RunIndexEntry) -> None:
@@ -379,7 +396,7 @@ class PostgresStore(DocumentReads):
             ).fetchone():
                 append_history(conn, goal_id, entry.run_id, history_line(entry))
 
-        self.session.write([goal_key(goal_id)], body)
+        self.tx.write([goal_key(goal_id)], body)
 
     def read_history(self, goal_id: str, *, last: int | None = None) -> list[RunIndexEntry]:
         """The run history (only its `last` entries if given), oldest first."""
@@ -390,7 +407,7 @@ class PostgresStore(DocumentReads):
         check_id("run", run_id)
         self._ready()
         sql = "SELECT record::text FROM loopx_runs WHERE goal_id = %s AND run_id = %s"
-        row = self.session.read(lambda c: c.execute(sql, (check_id("goal", goal_id), run_id)).fetchone())
+        row = self.tx.read(lambda c: c.execute(sql, (check_id("goal", goal_id), run_id)).fetchone())
         if row is None:
             raise NotFoundError(f"run {run_id!r} not found in goal {goal_id!r}")
         data = json.loads(row[0])

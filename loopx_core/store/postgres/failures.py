@@ -1,0 +1,69 @@
+"""How a database failure becomes LoopX's typed error, by SQLSTATE: one rule for both transports.
+
+psycopg's path (`session.Session`) and libpq's (`lean_session.LeanSession`) both map through
+`mapped`, from what each failure says: its SQLSTATE (psycopg's error class is the SQLSTATE's,
+so `isinstance(exc, errors.LockNotAvailable)` is `sqlstate == "55P03"`), its primary message,
+and whether the connection was lost (psycopg: an `InterfaceError`, or an `OperationalError`
+with no SQLSTATE or one of classes 08 and 57P). Nothing here imports psycopg.
+"""
+
+from __future__ import annotations
+
+import re
+
+from loopx_core.errors import ConflictError, LockTimeoutError, LoopxError, RefusedError, StateInvalidError
+from loopx_core.store.lock import lock_timeout
+from loopx_core.store.postgres.common import StoreUnavailableError
+
+LOCK_NOT_AVAILABLE = "55P03"
+INSUFFICIENT_PRIVILEGE = "42501"
+RACES = frozenset(("23505", "40P01", "40001"))
+"""unique_violation, deadlock_detected, serialization_failure: a concurrent change won."""
+_PATH_IN_MESSAGE = re.compile(r'"/[^"]*"|(?<![\w/])/[\w./-]+')
+
+
+def clean(message: str) -> str:
+    """A server or libpq message on one line, with local paths (socket folders) removed."""
+    first = (message or "").strip().splitlines()[0] if (message or "").strip() else "no detail"
+    return _PATH_IN_MESSAGE.sub("(local socket)", first)[:200]
+
+
+def operational_loss(sqlstate: str | None) -> bool:
+    """An `OperationalError`'s SQLSTATE that means the connection broke (none, 08xxx, 57Pxx)."""
+    return sqlstate is None or sqlstate.startswith(("08", "57P"))
+
+
+def retryable(sqlstate: str | None, *, lost: bool) -> bool:
+    """Failures after which the whole transaction rolled back and may simply run again."""
+    return sqlstate in RACES or lost
+
+
+def mapped(sqlstate: str | None, detail: str, where: str, *, lost: bool, committing: bool) -> LoopxError:
+    """The database failure as LoopX's typed error (one line, no local path, no credential)."""
+    detail = clean(detail)
+    if sqlstate == LOCK_NOT_AVAILABLE:
+        return LockTimeoutError(
+            f"timed out after {lock_timeout():g}s waiting for a goal lock in {where} (another loopx holds it)"
+        )
+    if lost:
+        if committing:
+            return StoreUnavailableError(
+                f"lost the connection to {where} while committing: the change may or may not be "
+                "saved; retry the command (settlement retries never charge twice)"
+            )
+        return StoreUnavailableError(
+            f"lost the connection to {where}: nothing of this change was saved; retry the command"
+        )
+    if sqlstate == INSUFFICIENT_PRIVILEGE:
+        return RefusedError(
+            f"the database role may not do this in {where}: {detail} (docs/team.md lists the grants)",
+            code="store_permission",
+        )
+    if sqlstate in RACES:
+        return ConflictError(f"a concurrent change won in {where}; nothing was saved: retry ({detail})")
+    return StateInvalidError(f"the store {where} refused the change: {detail}", code="store_error")
+
+
+def commit_rolled_back(where: str) -> ConflictError:
+    """COMMIT answered ROLLBACK: the transaction had failed, nothing of it was saved."""
+    return ConflictError(f"a statement failed inside a change to {where}; nothing of it was saved: retry")
