@@ -10,7 +10,10 @@ fills the defaults pydantic's does, fresh per object, and copies what it is give
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,8 +26,11 @@ from loopx_core.models import lean, lean_writer
 from loopx_core.models.goal import GoalState
 from loopx_core.models.journal import PhaseRecord, TurnJournal
 from loopx_core.store.lean import from_model
+from tests.builders import demo_project
+from tests.conftest import REPO
 from tests.lean_documents import typed
 from tests.model_values import JSON, MODELS, OFFSETS, TEXT, TIMES, any_instance, instances
+from tests.probe import probe
 
 SLOW = settings(
     max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
@@ -240,3 +246,31 @@ def test_offsets_of_seconds_are_written_as_pydantic_writes_them() -> None:
             zone = timezone(timedelta(seconds=seconds, microseconds=micro))
             value = datetime(2026, 1, 1, tzinfo=zone)
             assert lean_writer.w_time(value) == _Time(value=value).model_dump_json()[9:-1], (seconds, micro)
+
+
+WRITERS = ("loopx_core.models.lean_writer", "loopx_core.models.lean_dump", "loopx_claude_code.lean_dump")
+"""The writers' modules: a read never needs them (generated apart, imported on the first write)."""
+
+
+@pytest.mark.parametrize("argv", [["quota", "should-run", "-g", "demo", "-a", "builder"]])
+def test_a_tick_loads_no_writer(tmp_path: Path, argv: list[str]) -> None:
+    ran = probe(demo_project(tmp_path), argv)
+    assert ran.exit_code == 0 and "loopx_core.models.lean" in ran.modules
+    assert ran.modules & set(WRITERS) == set()
+
+
+def test_the_first_write_loads_the_writers() -> None:
+    code = (
+        "import sys; from loopx_core.models import lean; "
+        "before = sorted(set(sys.modules) & set(sys.argv[1:])); "
+        "lean.dumps(lean.ReceiptIndex(schema_version=1)); "
+        "print(before, sorted(set(sys.modules) & set(sys.argv[1:])))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *WRITERS], capture_output=True, text=True, check=True, cwd=REPO
+    )
+    assert proc.stdout.split() == [
+        "[]",
+        "['loopx_core.models.lean_dump',",
+        "'loopx_core.models.lean_writer']",
+    ]
