@@ -256,3 +256,20 @@ def test_another_thread_writes_through_psycopg(team: tuple[Path, str]) -> None:
     assert evidence(dsn) == ["main", "thread"]
     assert lean.lean_link.enabled and lean._session is not None
     lean.close()
+
+
+def test_inside_a_psycopg_transaction_a_write_joins_it(team: tuple[Path, str]) -> None:
+    """A write made inside psycopg's open transaction (the bulk copy's kind) is part of it: all or nothing."""
+    from loopx_core.store.postgres.store import goal_key
+
+    root, dsn = team
+    lean, _ = stores(root, dsn)
+
+    def body(conn: object) -> None:
+        lean.update_goal("g", lambda s: s.evidence.append("inside"))
+        raise RuntimeError("the transaction fails after the write")
+
+    with pytest.raises(RuntimeError):
+        lean.session.write([goal_key("g")], body)
+    assert evidence(dsn) == []
+    lean.close()

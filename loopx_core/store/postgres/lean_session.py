@@ -77,10 +77,13 @@ def _lost(failure: Failed) -> bool:
 class LeanSession:
     """`session.Session`'s `read`, `write` and `locked` over the store's lean connection."""
 
-    def __init__(self, link: LeanLink, where: str, fallback: Callable[[], Session]) -> None:
+    def __init__(
+        self, link: LeanLink, where: str, fallback: Callable[[], Session], elsewhere: Callable[[], bool]
+    ) -> None:
         self.link = link
         self.where = where
         self._fallback = fallback
+        self._elsewhere = elsewhere  # psycopg's session has this thread's transaction open: join it
         self._open: LeanConnection | None = None
         self._locks: set[str] = set()
         self._block = False  # inside a caller's `locked` block: nothing can run again
@@ -92,8 +95,9 @@ class LeanSession:
 
     @property
     def usable(self) -> bool:
-        """The lean transport is on and this is its thread (another thread uses psycopg)."""
-        return self.link.enabled and get_ident() == self.link.thread
+        """The lean transport is on, this is its thread (another thread uses psycopg), and no
+        psycopg transaction is open in it (a statement inside one must join it)."""
+        return self.link.enabled and get_ident() == self.link.thread and not self._elsewhere()
 
     def _off(self) -> None:
         """psycopg answers from now on (the connection is dropped: a new one would be psycopg's)."""

@@ -68,7 +68,12 @@ class PostgresStore(DocumentReads):
         self._session: Session | None = None
         self._session_lock = allocate_lock()  # threading's Lock, without importing threading on a tick
         self.lean_link = LeanLink(dsn, enabled=not pooled)  # a pooled store (a long process) has psycopg
-        self._lean = LeanSession(self.lean_link, shown, lambda: self.session)
+        self._lean = LeanSession(
+            self.lean_link,
+            shown,
+            lambda: self.session,
+            lambda: self._session is not None and self._session.in_transaction,
+        )
         self._schema_checked = False
 
     @property
