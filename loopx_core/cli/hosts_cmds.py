@@ -191,6 +191,13 @@ def workflow_skills(
         for kind, value in (("goal", goal_id), ("agent", agent_id)):
             if value is not None:
                 check_id(kind, value)
+        project = find_root((ctx.find_root().obj or {}).get("root"))
+        if target is None and scope in (None, "project"):
+            # The project's facade goes into the project (--root, else the nearest folder up
+            # holding .loopx/), not into whichever subfolder the command runs in: there no host
+            # would read it, and its manifest's .loopx/ would hide the project from every command
+            # run below it ("no LoopX state here").
+            target, scope = project, "project"
         request = Request(
             chosen[0],  # type: ignore[arg-type]
             check_surface(surface) or surface,
@@ -202,7 +209,7 @@ def workflow_skills(
             loopx_command=loopx_command,
             dry_run=dry_run,
             force=force,
-            project=find_root((ctx.find_root().obj or {}).get("root")),
+            project=project,
         )
         with listening(steps(fmt)):
             report = run(request, get_plugin_manager())
