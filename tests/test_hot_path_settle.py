@@ -7,12 +7,13 @@
 - on generated command lines against one project state, the lean entry and typer
   (`LOOPX_NO_FAST_PATH=1`) exit with the same code, print the same stdout and stderr bytes
   and leave the same files;
-- each settlement command of a turn imports only the heavy modules listed here (pydantic for
-  its writes, filelock for the goal lock): none of typer, click, rich, jinja2, mcp, pluggy,
-  tomlkit. The floor (none at all) is pinned as a strict xfail, with what stands in the way;
+- each settlement command of a turn imports none of the heavy modules: no pydantic (it reads
+  and writes lean objects through store/lean_store.py), no filelock (the lean store's flock),
+  no typer, click, rich, jinja2, mcp, pluggy, tomlkit; and none of the pydantic models' modules
+  (PYDANTIC_MODELS). The probe is shown not blind on a typer command that loads them;
 - none of them loads the standard-library modules it does not use (UNNEEDED): no
-  importlib.metadata for pydantic's plugin loader, no subprocess without a validation command;
-  a begin builds no ledger-event or run-index model (ONLY_FOR).
+  importlib.metadata, no subprocess without a validation command; a begin imports no spend
+  module (ONLY_FOR).
 """
 
 from __future__ import annotations
@@ -55,14 +56,14 @@ HEAVY = (
     *("filelock", "psycopg", "anyio", "httpx", "yaml"),
 )
 """Third-party modules a settlement command might load."""
-MAY_IMPORT = frozenset({"pydantic", "pydantic_core", "filelock"})
-"""What each settlement command may load today: pydantic to validate and write (issue 15
-lets writes keep it), filelock for the goal lock. Never typer, click, rich (JSON in a pipe),
-jinja2, mcp, pluggy, tomlkit."""
-WHY_NOT_FLOOR = (
-    "the turn's writes go through the pydantic models (journal, goal state, run record, ledger "
-    "event: issue 15 lets writes keep pydantic), and the goal lock is filelock's"
+PYDANTIC_MODELS = (
+    *(
+        f"loopx_core.models.{n}"
+        for n in ("common", "domain", "goal", "journal", "ledger", "registry", "runs")
+    ),
+    "loopx_core.store.receipt_index",
 )
+"""The pydantic models' modules: a settlement command loads them only when a value is in doubt."""
 
 
 def _command(path: tuple[str, ...]) -> Any:
@@ -495,10 +496,9 @@ UNNEEDED = {
 """Standard-library modules no settlement command of FLOW needs (none runs a validation command)."""
 ONLY_FOR = {
     "loopx_core.ops.spend": "a spend: steps.py imports it in the quota spend step",
-    "loopx_core.models.ledger": "a spend (the ledger event it writes) or a read the lean reader doubts",
-    "loopx_core.models.runs": "a writeback: runlog.py builds the run's index entry",
+    "loopx_core.models.lean_dump": "a write: the lean store encodes a record with it",
 }
-"""LoopX modules (and the models they build) that a turn's begin never needs."""
+"""LoopX modules that a turn's begin (or a spend, for the writer) may need, and why."""
 BEGINS = [name for name, argv in FLOW if argv[:2] == ["turn", "begin"]]
 loaded: dict[str, set[str]] = {}
 """The UNNEEDED and ONLY_FOR modules each step of FLOW left loaded (filled by the `flow` fixture)."""
@@ -539,7 +539,7 @@ def flow(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, set[s
                 sys.executable,
                 "-c",
                 _PROBE.replace("sys.argv[0]", repr(",".join(HEAVY))).replace(
-                    "WATCHED", repr(sorted({*UNNEEDED, *ONLY_FOR}))
+                    "WATCHED", repr(sorted({*UNNEEDED, *ONLY_FOR, *PYDANTIC_MODELS}))
                 ),
                 *words,
             ],
@@ -558,23 +558,33 @@ def flow(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, set[s
 
 
 @pytest.mark.parametrize("step", [name for name, _ in FLOW])
-def test_settlement_command_imports_only_its_list(
+def test_settlement_command_imports_no_heavy_module(
     flow: dict[str, tuple[int, set[str], str]], step: str
 ) -> None:
     code, heavy, stdout = flow[step]
     assert code == 0, (step, stdout)
-    assert heavy <= MAY_IMPORT, step
-    assert "pydantic" in heavy  # the probe sees what loaded (a write validates through the models)
+    assert heavy == set(), step
+    assert not loaded[step] & set(PYDANTIC_MODELS), step
 
 
-@pytest.mark.parametrize(
-    "step",
-    [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=WHY_NOT_FLOOR)) for name, _ in FLOW],
-)
-def test_settlement_command_imports_none_of_the_floor(
-    flow: dict[str, tuple[int, set[str], str]], step: str
-) -> None:
-    assert flow[step][1] == set()
+def test_the_probe_sees_heavy_modules(tmp_path: Path) -> None:
+    """Not blind: the same probe on a typer command (`todo list`) finds typer and pydantic."""
+    from loopx_core.ops import goals
+    from loopx_core.store.files import FileStore
+
+    FileStore(tmp_path).init()
+    goals.add_goal(FileStore(tmp_path), "demo", "Ship", T0)
+    code = _PROBE.replace("sys.argv[0]", repr(",".join(HEAVY))).replace("WATCHED", repr(PYDANTIC_MODELS))
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "--root", str(tmp_path), "todo", "list", "-g", "demo", "-f", "json"],
+        capture_output=True,
+        text=True,
+        env={"LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(tmp_path)},
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    exit_code, heavy, models = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert exit_code == 0 and {"typer", "pydantic"} <= set(heavy) and "loopx_core.models.goal" in models
 
 
 @pytest.mark.parametrize("step", [name for name, _ in FLOW])
@@ -582,23 +592,21 @@ def test_settlement_command_loads_none_of_the_modules_it_does_not_use(
     flow: dict[str, tuple[int, set[str], str]], step: str
 ) -> None:
     assert flow[step][0] == 0
-    allowed = set(ONLY_FOR)  # the steps that close their goal queue its notice without subprocess
-    assert loaded[step] <= allowed, {name: UNNEEDED[name] for name in loaded[step] - allowed}
+    # the steps that close their goal queue its notice without subprocess
+    found = loaded[step] & set(UNNEEDED)
+    assert not found, {name: UNNEEDED[name] for name in found}
 
 
 @pytest.mark.parametrize("step", BEGINS)
-def test_a_begin_builds_no_spend_or_run_model(flow: dict[str, tuple[int, set[str], str]], step: str) -> None:
+def test_a_begin_imports_no_spend_module(flow: dict[str, tuple[int, set[str], str]], step: str) -> None:
     assert flow[step][0] == 0
-    # the begin after a spend reads the ledger's tail, which store/ledger.py reads through the model
-    allowed = {"loopx_core.models.ledger"} if step == "turn begin (closing)" else set()
-    found = loaded[step] & set(ONLY_FOR) - allowed
-    assert not found, {name: ONLY_FOR[name] for name in found}
+    assert "loopx_core.ops.spend" not in loaded[step], ONLY_FOR["loopx_core.ops.spend"]
 
 
 def test_the_watched_modules_are_seen_where_they_are_used(flow: dict[str, tuple[int, set[str], str]]) -> None:
-    """The probe is not blind: a writeback loads the run model, a spend the ledger event's."""
-    assert "loopx_core.models.runs" in loaded["writeback"]
-    assert {"loopx_core.ops.spend", "loopx_core.models.ledger"} <= loaded["quota spend --turn-key"]
+    """The probe is not blind: a writeback loads the lean writer, a spend the spend module."""
+    assert "loopx_core.models.lean_dump" in loaded["writeback"]
+    assert {"loopx_core.ops.spend", "loopx_core.models.lean_dump"} <= loaded["quota spend --turn-key"]
 
 
 def test_the_closing_turn_closed_the_goal(flow: dict[str, tuple[int, set[str], str]]) -> None:

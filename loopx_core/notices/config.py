@@ -17,27 +17,13 @@ from typing import Literal, TypeVar
 from loopx_core.errors import NotFoundError, UsageError
 from loopx_core.ids import check_id
 from loopx_core.notices.models import EVENT_KINDS, SinkConfig, SinkFile
+from loopx_core.notices.presence import has_sinks, sinks_path
 from loopx_core.store.atomic import atomic_write_bytes, read_model
 from loopx_core.store.files import STATE_DIR
 
 T = TypeVar("T")
 Scope = Literal["project", "user"]
-NOTICES_DIR = "notices"
 PREFIX = {"project": "s", "user": "u"}
-
-
-def notices_dir(root: Path) -> Path:
-    """`.loopx/notices/`."""
-    return root / STATE_DIR / NOTICES_DIR
-
-
-def sinks_path(root: Path, scope: Scope) -> Path:
-    """The sink file of `scope`."""
-    if scope == "project":
-        return notices_dir(root) / "sinks.json"
-    base = os.environ.get("XDG_CONFIG_HOME", "").strip()
-    folder = Path(base) if base and Path(base).is_absolute() else Path.home() / ".config"
-    return folder / "loopx" / "notices.json"
 
 
 def shown_path(scope: Scope) -> str:
@@ -57,11 +43,6 @@ def read_sinks(root: Path, scope: Scope) -> SinkFile:
 
 def _root_for(root: Path, scope: Scope) -> Path:
     return root if scope == "project" else sinks_path(root, scope).parent
-
-
-def has_sinks(root: Path) -> bool:
-    """True when either sink file exists (a cheap test before anything is read)."""
-    return sinks_path(root, "project").is_file() or sinks_path(root, "user").is_file()
 
 
 def all_sinks(root: Path) -> list[SinkConfig]:

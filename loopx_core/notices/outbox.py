@@ -16,8 +16,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from loopx_core.notices.config import notices_dir
 from loopx_core.notices.models import Delivery, Notice, OutboxRecord
+from loopx_core.notices.presence import notices_dir
 from loopx_core.store.atomic import atomic_write_bytes
 
 FLUSH_LOCK = "notices-flush"

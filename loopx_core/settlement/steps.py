@@ -381,10 +381,13 @@ def terminal_closeout(ctx: TurnContext) -> Step:
             return goal.objective, goal.updated_at
 
         objective, done_at = store.update_registry(finish)
-        from loopx_core.notices import events
-        from loopx_core.notices.emit import queue_notice
+        from loopx_core.notices.presence import has_sinks
 
-        queue_notice(store.root, events.goal_done(identity.goal_id, objective, done_at, now))
+        if has_sinks(store.root):  # the notice modules (and their models) only when a sink may want it
+            from loopx_core.notices import events
+            from loopx_core.notices.emit import queue_notice
+
+            queue_notice(store.root, events.goal_done(identity.goal_id, objective, done_at, now))
         return {"todo_id": identity.todo_id, "goal_status": "done"}, f"closeout:{identity.todo_id}"
 
     return journal_step(ctx, StepKind.TERMINAL_CLOSEOUT, perform)
