@@ -144,3 +144,17 @@ def test_a_connection_to_no_server_is_a_doubt_at_once(tmp_path: Path) -> None:
     with pytest.raises(libpq.Doubt):
         libpq.LeanConnection(f"host={tmp_path} dbname=x", {}, timeout=2.0).rows("SELECT 1", ())
     assert time.monotonic() - started < 1.0
+
+
+def test_libpq_loads_lazily_and_a_library_that_cannot_load_is_an_os_error(tmp_path: Path) -> None:
+    """`libc.open_lazily` (RTLD_LAZY: functions bound at their first call) gives a working libpq;
+    a file that is no library is the `OSError` `libpq.library` turns into its doubt."""
+    from loopx_core.store.postgres import libc
+
+    path = libpq.library_path()
+    assert path is not None
+    assert libc.open_lazily(path).PQlibVersion() >= 100000
+    (tmp_path / "libnothing.so").write_bytes(b"not an ELF file")
+    for missing in (tmp_path / "libnothing.so", tmp_path / "absent.so"):
+        with pytest.raises(OSError):
+            libc.open_lazily(str(missing))

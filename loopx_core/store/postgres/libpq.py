@@ -19,6 +19,8 @@ import os
 import sys
 from datetime import datetime
 
+from loopx_core.store.postgres import libc
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -119,7 +121,7 @@ def library() -> Any:
     try:
         if path is None:
             raise OSError("no libpq")
-        lib = ctypes.CDLL(path)
+        lib = libc.open_lazily(path)
         _prototypes(lib)
     except (OSError, AttributeError):
         _LIB.append(None)
@@ -282,7 +284,7 @@ class LeanConnection:
             if sock < 0:
                 self.close()
                 raise Doubt("no socket")
-            ready = _wait(sock, self._state == POLLING_READING, max(left, 0.0))
+            ready = libc.wait(sock, self._state == POLLING_READING, max(left, 0.0))
             if ready < 0:
                 self.close()
                 raise Doubt("cannot wait for the server")
@@ -389,35 +391,6 @@ class LeanConnection:
         conn, self._conn = self._conn, None
         if conn:
             self._lib.PQfinish(conn)
-
-
-class _PollFd(ctypes.Structure):
-    """poll(2)'s `struct pollfd`."""
-
-    _fields_ = [("fd", ctypes.c_int), ("events", ctypes.c_short), ("revents", ctypes.c_short)]
-
-
-_LIBC: list[Any] = []
-POLLIN, POLLOUT = 1, 4
-
-
-def _wait(sock: int, reading: bool, seconds: float) -> int:
-    """poll(2) on one socket (the C library's, through ctypes: no `select` module to load): 1 when
-    it is ready (or failed: libpq then says so), 0 after `seconds`, -1 when poll itself fails."""
-    if not _LIBC:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.poll.restype, libc.poll.argtypes = (
-            ctypes.c_int,
-            [ctypes.POINTER(_PollFd), ctypes.c_ulong, ctypes.c_int],
-        )
-        _LIBC.append(libc)
-    fd = _PollFd(sock, POLLIN if reading else POLLOUT, 0)
-    while True:
-        found = _LIBC[0].poll(ctypes.byref(fd), 1, max(0, min(round(seconds * 1000), 2**31 - 1)))
-        if found >= 0:
-            return 1 if found else 0
-        if ctypes.get_errno() != 4:  # EINTR: a signal; wait again
-            return -1
 
 
 def _reader(oid: int) -> Any:
