@@ -6,11 +6,16 @@ a file store keeps, it keeps: the contract's own tests run here against it, unch
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from loopx_core.errors import LoopxError
+from loopx_core.store.files import FileStore
 from loopx_core.store.lean_store import LeanSettleStore
 from tests.test_store_contract import (  # noqa: F401  (collected here, run against the lean store)
     test_a_held_lock_times_out_as_lock_timeout,
@@ -38,3 +43,36 @@ def store(tmp_path: Path) -> Iterator[LeanSettleStore]:
     made = LeanSettleStore(root)
     assert made.init() is True
     yield made
+
+
+PATHS: dict[str, Callable[[Any, str], object]] = {
+    "registry": lambda s, _: s.registry_path,
+    "goal dir": lambda s, x: s.goal_dir(x),
+    "goal": lambda s, x: s.goal_path(x),
+    "ledger": lambda s, x: s.ledger_path(x),
+    "turn": lambda s, x: s.turn_path("g", x),
+    "runs": lambda s, x: s.runs_dir(x),
+    "receipts": lambda s, x: s.receipts_path(x),
+    "scheduler": lambda s, x: s.scheduler_path(x),
+    "lock": lambda s, x: s.lock_path(x),
+}
+NAMES = st.one_of(
+    st.from_regex(r"[a-z0-9][a-z0-9._-]{0,63}", fullmatch=True),
+    st.from_regex(r"sha256:[0-9a-f]{64}", fullmatch=True),
+    st.text(max_size=70),
+)
+
+
+def _answer(call: Callable[[], object]) -> str:
+    try:
+        return str(call())
+    except LoopxError as error:
+        return f"{type(error).__name__}: {error.message}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=NAMES, which=st.sampled_from(sorted(PATHS)), root=st.sampled_from(["/p", "/p/q r", "rel/x"]))
+def test_the_string_paths_are_the_file_stores(name: str, which: str, root: str) -> None:
+    lean_store, files = LeanSettleStore(root), FileStore(Path(root))
+    assert _answer(lambda: PATHS[which](lean_store, name)) == _answer(lambda: PATHS[which](files, name))
+    assert lean_store.root == files.root and str(lean_store.state_dir) == str(files.state_dir)

@@ -1,7 +1,7 @@
-"""A whole turn through the settlement store loads neither pydantic nor filelock.
+"""A whole turn through the settlement store loads neither pydantic, filelock nor pathlib.
 
 In a fresh interpreter (tests/probe.py's bare environment, no coverage): open the project's
-store for settlement, begin a turn, write it back, spend it and complete its todo through the
+store for settlement (its root as a string, as `roots.find_root_text` gives it), begin a turn, write it back, spend it and complete its todo through the
 real settlement code, then list what is loaded. The files are the truth the pydantic store
 would have written (tests/test_lean_store_bytes.py); here only the cost is pinned.
 """
@@ -19,7 +19,6 @@ from tests.probe import NO_COVERAGE, REPO
 TURN = """\
 import json, sys
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from loopx_core.kernel.algebra import StepKind
 from loopx_core.ops.todos import complete_todo
 from loopx_core.settlement.steps import TurnContext
@@ -27,7 +26,7 @@ from loopx_core.settlement.turns import begin_turn, record_host_phases, settle_s
 from loopx_core.store.lean_store import open_settle_store
 
 at = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
-store = open_settle_store(Path(sys.argv[1]))
+store = open_settle_store(sys.argv[1])
 journal, _ = begin_turn(store, "g", "builder", at, todo_id="t1")
 ctx = TurnContext(store, "g", "builder", journal.turn_key, lambda: at, summary="s", validation_passed=True, slots=1)
 record_host_phases(ctx, {"adapter": "test", "status": "succeeded"})
@@ -39,11 +38,10 @@ print(json.dumps([type(store).__name__, done.status, sorted(sys.modules)]))
 STORE_CALLS = """\
 import json, sys
 from datetime import datetime, timezone
-from pathlib import Path
 from loopx_core.store.lean_store import open_settle_store
 
 at = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
-store = open_settle_store(Path(sys.argv[1]))
+store = open_settle_store(sys.argv[1])
 m = store.models
 key = "sha256:" + "a" * 64
 identity = {"goal_id": "g", "agent_id": "builder", "todo_id": "t1", "turn_instance_id": "ti-1",
@@ -66,7 +64,7 @@ found = [store.spend_receipt("g", "ti-1").seq, store.void_receipt("g", "ev-1"), 
          len(store.ledger_since("g", at)), len(store.read_scheduler("g").agents), store.read_goal("g").version]
 print(json.dumps([type(store).__name__, found, sorted(sys.modules)]))
 """
-BANNED = ("pydantic", "pydantic_core", "filelock", "annotated_types", "asyncio", "logging")
+BANNED = ("pydantic", "pydantic_core", "filelock", "annotated_types", "asyncio", "logging", "pathlib")
 
 
 def _probe(code: str, root: Path) -> tuple[str, object, set[str]]:
@@ -85,14 +83,14 @@ def _probe(code: str, root: Path) -> tuple[str, object, set[str]]:
     return kind, answer, {m.split(".")[0] for m in modules} & set(BANNED)
 
 
-def test_every_store_call_of_a_turn_loads_no_pydantic_and_no_filelock(tmp_path: Path) -> None:
+def test_every_store_call_of_a_turn_loads_no_pydantic_filelock_or_pathlib(tmp_path: Path) -> None:
     build_project(tmp_path, agents=("builder",))
     kind, found, loaded = _probe(STORE_CALLS, tmp_path)
     assert (kind, found) == ("LeanSettleStore", [1, None, True, 1, 0, 2])
     assert loaded == set()
 
 
-def test_a_whole_turn_loads_no_pydantic_and_no_filelock(tmp_path: Path) -> None:
+def test_a_whole_turn_loads_no_pydantic_filelock_or_pathlib(tmp_path: Path) -> None:
     build_project(tmp_path, agents=("builder",))
     kind, status, loaded = _probe(TURN, tmp_path)
     assert (kind, status) == ("LeanSettleStore", "done")

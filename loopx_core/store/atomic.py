@@ -81,6 +81,14 @@ def _unwritable(path: Path | str, exc: OSError) -> StateInvalidError:
     return StateInvalidError(f"cannot write {name}: {exc.strerror or exc}", path=name)
 
 
+def unlink_missing(path: Path | str) -> None:
+    """`Path(path).unlink(missing_ok=True)`, with `os` alone."""
+    try:  # noqa: SIM105 (contextlib.suppress would load contextlib for every write)
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
 def fsync_dir(directory: Path | str) -> None:
     """Make a rename in `directory` durable."""
     fd = os.open(directory, os.O_RDONLY)

@@ -23,7 +23,16 @@ from loopx_core.ids import check_id
 from loopx_core.models.constants import SCHEMA_VERSION
 from loopx_core.models.identity import check_turn_key
 from loopx_core.store import ledger, paths
-from loopx_core.store.atomic import atomic_write_bytes, explain, fsync_dir, read_model, shown, write_model
+from loopx_core.store.atomic import (
+    atomic_write_bytes,
+    explain,
+    fsync_dir,
+    read_model,
+    shown,
+    unlink_missing,
+    write_model,
+)
+from loopx_core.store.paths import name_of, parent_of
 from loopx_core.store.roots import STATE_DIR
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
@@ -65,20 +74,21 @@ def write_gitignore(state_dir: Path) -> bool:
     return True
 
 
-def keep_previous(path: Path) -> None:
+def keep_previous(path: Path | str) -> None:
     """Keep the file about to be replaced (it was just read and validated) as `<name>.prev`.
 
     A hard link, so it costs two metadata operations; `loopx doctor --repair` restores it when
     the current file is found damaged. Best effort: a filesystem without links keeps none.
     """
-    prev = path.with_name(path.name + ".prev")
-    tmp = path.with_name(f".{path.name}.prev.tmp")
+    folder, name = parent_of(path), name_of(path)
+    prev = os.path.join(folder, name + ".prev")
+    tmp = os.path.join(folder, f".{name}.prev.tmp")
     try:
-        tmp.unlink(missing_ok=True)
+        unlink_missing(tmp)
         os.link(path, tmp)
         os.replace(tmp, prev)
     except OSError:
-        tmp.unlink(missing_ok=True)
+        unlink_missing(tmp)
 
 
 def file_lock(path: Path) -> AbstractContextManager[None]:
@@ -166,6 +176,8 @@ class FileStore:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.state_dir = root / STATE_DIR
+        self._base: Path | str = root
+        """The root messages name paths from (the lean store keeps it a string)."""
 
     # -- paths -------------------------------------------------------------------------
     @property
@@ -212,7 +224,7 @@ class FileStore:
 
     def _load(self, path: Path, name: str, *, what: str) -> Any:
         """The file at `path` as the model `name`, validated, or `read_model`'s error."""
-        return read_model(path, getattr(self.models, name), what=what, root=self.root)
+        return read_model(path, getattr(self.models, name), what=what, root=self._base)
 
     def _save(self, path: Path, record: Any) -> None:
         """Write `record` (a model) to `path` as indented JSON, atomically."""
@@ -220,7 +232,7 @@ class FileStore:
 
     def _last_event(self, path: Path) -> Any:
         """The ledger's newest committed event, or None."""
-        return ledger.last_event(path, root=self.root)
+        return ledger.last_event(path, root=self._base)
 
     def _retimed(self, event: Any, at: datetime) -> Any:
         """`event` at `at` instead (a copy)."""
@@ -238,7 +250,7 @@ class FileStore:
     # -- lifecycle ---------------------------------------------------------------------
     def is_initialized(self) -> bool:
         """True when `.loopx/registry.json` exists."""
-        return self.registry_path.is_file()
+        return paths.is_file(self.registry_path)
 
     def init(self) -> bool:
         """Create `.loopx/.gitignore` (kept if present), then an empty registry.
@@ -283,7 +295,7 @@ class FileStore:
         """Write a new goal's first state; refuses to overwrite an existing one."""
         with self._lock(state.goal_id):
             path = self.goal_path(state.goal_id)
-            if path.exists():
+            if paths.exists(path):
                 raise ConflictError(f"goal {state.goal_id!r} already has a state file")
             self._save(path, state)
 
@@ -331,7 +343,7 @@ class FileStore:
 
     def has_journal(self, goal_id: str, turn_key: str) -> bool:
         """True when the turn has a journal (open or a tombstone)."""
-        return self.turn_path(goal_id, turn_key).exists()
+        return paths.exists(self.turn_path(goal_id, turn_key))
 
     def write_journal(self, journal: TurnJournal) -> None:
         """Write a journal atomically; call with the goal lock held."""
@@ -362,8 +374,8 @@ class FileStore:
         return receipts.Sources(
             self.receipts_path(goal_id),
             self.ledger_path(goal_id),
-            self.runs_dir(goal_id) / "index.jsonl",
-            self.root,
+            os.path.join(self.runs_dir(goal_id), "index.jsonl"),
+            self._base,
             self._lean_events,
         )
 
@@ -401,17 +413,17 @@ class FileStore:
             folder = self.runs_dir(goal_id)
             indexed = receipts.run_indexed(self._receipt_sources(goal_id), entry.run_id)
             text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
-            atomic_write_bytes(folder / f"{entry.run_id}.json", text.encode(), folder=False)
-            atomic_write_bytes(folder / f"{entry.run_id}.md", markdown.encode(), folder=False)
+            atomic_write_bytes(os.path.join(folder, f"{entry.run_id}.json"), text.encode(), folder=False)
+            atomic_write_bytes(os.path.join(folder, f"{entry.run_id}.md"), markdown.encode(), folder=False)
             fsync_dir(folder)  # both renames made durable at once, before the history names the run
             if indexed:
                 return
-            ledger.append_line(folder / "index.jsonl", self._history_line(entry))
+            ledger.append_line(os.path.join(folder, "index.jsonl"), self._history_line(entry))
             receipts.load(self._receipt_sources(goal_id), ledger=False)
 
     def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:
         """Ledger events at or after `since`, oldest first."""
-        return ledger.read_tail(self.ledger_path(goal_id), since, root=self.root)
+        return ledger.read_tail(self.ledger_path(goal_id), since, root=self._base)
 
     def read_history(self, goal_id: str, *, last: int | None = None) -> list[RunIndexEntry]:
         """The run history (only its `last` lines if given), oldest first; read from the end.
@@ -422,10 +434,10 @@ class FileStore:
 
         from loopx_core.models.runs import RunIndexEntry
 
-        path = self.runs_dir(check_id("goal", goal_id)) / "index.jsonl"
+        path = os.path.join(self.runs_dir(check_id("goal", goal_id)), "index.jsonl")
         lines = list(islice(ledger.reverse_lines(path), last))
         lines.reverse()
-        where = shown(path, self.root)
+        where = shown(path, self._base)
         entries = []
         for line in lines:
             try:
@@ -437,10 +449,11 @@ class FileStore:
     def read_run(self, goal_id: str, run_id: str) -> dict[str, Any]:
         """One run's full record, as written at its durable writeback."""
         check_id("run", run_id)
-        path = self.runs_dir(check_id("goal", goal_id)) / f"{run_id}.json"
-        where = shown(path, self.root)
+        path = os.path.join(self.runs_dir(check_id("goal", goal_id)), f"{run_id}.json")
+        where = shown(path, self._base)
         try:
-            data = json.loads(path.read_bytes())
+            with open(path, "rb") as handle:
+                data = json.loads(handle.read())
         except FileNotFoundError:
             raise NotFoundError(f"run {run_id!r} not found in goal {goal_id!r}") from None
         except (OSError, ValueError, RecursionError):
@@ -451,4 +464,4 @@ class FileStore:
 
     def ledger_all(self, goal_id: str) -> list[LedgerEvent]:
         """The whole ledger, oldest first (for inspection, not the hot path)."""
-        return ledger.read_all(self.ledger_path(goal_id), root=self.root)
+        return ledger.read_all(self.ledger_path(goal_id), root=self._base)

@@ -20,7 +20,13 @@ from loopx_core.store.snapshot import GoalDump, Snapshot, event_line, history_li
 
 
 def read(store: FileStore) -> Snapshot:
-    """Every record under `.loopx/` (a damaged one refuses the whole read: repair first)."""
+    """Every record under `.loopx/` (a damaged one refuses the whole read: repair first).
+
+    Read as pydantic models through a plain `FileStore` of the same root (the settlement
+    store's lean objects and string paths are for a turn's few records, not a whole copy).
+    """
+    if type(store) is not FileStore:
+        store = FileStore(store.root)
     snapshot = Snapshot()
     if store.registry_path.exists():
         snapshot.registry = store.read_registry()

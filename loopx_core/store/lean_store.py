@@ -12,19 +12,23 @@ generated lean checker; on any doubt pydantic judges (it validates the object an
 what the pydantic store would not, and what both write is the same bytes
 (tests/test_lean_store_bytes.py). A pydantic model given to it is written as `FileStore` writes it.
 
-Open it with `LeanSettleStore(root)` (a `Path`), or `open_settle_store(root)` for whatever
+Open it with `LeanSettleStore(root)` (a `Path` or a string), or `open_settle_store(root)` for whatever
 store the project chose: this one for files, the chosen store itself for any other.
 """
 
 from __future__ import annotations
 
 import json
+import os
 
+from loopx_core.ids import check_id
 from loopx_core.models import lean
+from loopx_core.models.identity import check_turn_key
 from loopx_core.store import lean as lean_reads
-from loopx_core.store.files import FileStore
+from loopx_core.store.files import FileLayout, FileStore
 from loopx_core.store.ledger import reverse_lines
 from loopx_core.store.lock import flock_lock
+from loopx_core.store.roots import STATE_DIR
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
@@ -91,15 +95,73 @@ def encode_history(entry: Any) -> bytes:
 
 
 class LeanSettleStore(FileStore):
-    """A `FileStore` whose reads give lean objects and whose writes take them (same bytes)."""
+    """A `FileStore` whose reads give lean objects and whose writes take them (same bytes).
+
+    Its paths are strings (`FileLayout`'s), so a settlement command needs no pathlib (~3 ms):
+    `root` is a `Path` only when asked for (a validation command's folder, a notice).
+    """
 
     models: Any = lean
     """New records are lean objects: `store.models.TurnJournal(...)` builds the lean twin."""
     _lean_events = True
 
-    def __init__(self, root: Path) -> None:
-        super().__init__(root)
-        self._reads = lean_reads.LeanFileStore(self)
+    def __init__(self, root: Path | str) -> None:
+        text = os.fspath(root)
+        self._base = text
+        self._path: Path | None = None
+        self.state_dir = os.path.join(text, STATE_DIR)  # type: ignore[assignment]
+        self._reads = lean_reads.LeanFileStore(FileLayout(text))
+
+    @property  # type: ignore[override]
+    def root(self) -> Path:
+        """The project folder as a `Path` (pathlib loads on first use)."""
+        if self._path is None:
+            from pathlib import Path
+
+            self._path = Path(self._base)
+        return self._path
+
+    # -- paths: FileStore's, as strings (FileLayout's; tests/test_lean_store.py compares them)
+    @property
+    def registry_path(self) -> str:  # type: ignore[override]
+        """`.loopx/registry.json`."""
+        return os.path.join(self.state_dir, "registry.json")
+
+    def goal_dir(self, goal_id: str) -> str:  # type: ignore[override]
+        """`.loopx/goals/<goal>/` (the id is checked, so it stays inside `.loopx/`)."""
+        return os.path.join(self.state_dir, "goals", check_id("goal", goal_id))
+
+    def goal_path(self, goal_id: str) -> str:  # type: ignore[override]
+        """`.loopx/goals/<goal>/state.json`."""
+        return os.path.join(self.goal_dir(goal_id), "state.json")
+
+    def ledger_path(self, goal_id: str) -> str:  # type: ignore[override]
+        """`.loopx/goals/<goal>/events.jsonl`."""
+        return os.path.join(self.goal_dir(goal_id), "events.jsonl")
+
+    def turn_path(self, goal_id: str, turn_key: str) -> str:  # type: ignore[override]
+        """`.loopx/goals/<goal>/turns/<64 hex>.json` (the turn key is checked)."""
+        return os.path.join(self.goal_dir(goal_id), "turns", f"{check_turn_key(turn_key)}.json")
+
+    def runs_dir(self, goal_id: str) -> str:  # type: ignore[override]
+        """`.loopx/goals/<goal>/runs/`."""
+        return os.path.join(self.goal_dir(goal_id), "runs")
+
+    def receipts_path(self, goal_id: str) -> str:  # type: ignore[override]
+        """`.loopx/goals/<goal>/receipts.json`."""
+        return os.path.join(self.goal_dir(goal_id), "receipts.json")
+
+    def scheduler_path(self, goal_id: str) -> str:  # type: ignore[override]
+        """`.loopx/goals/<goal>/scheduler.json`."""
+        return os.path.join(self.goal_dir(goal_id), "scheduler.json")
+
+    def lock_path(self, name: str) -> str:  # type: ignore[override]
+        """`.loopx/locks/<name>.lock` (the name is a checked id)."""
+        return os.path.join(self.state_dir, "locks", f"{check_id('lock', name)}.lock")
+
+    def init(self) -> bool:
+        """`FileStore.init` (a new registry is written once a project, by the pydantic store)."""
+        return FileStore(self.root).init()
 
     # -- the primitives FileStore's algorithms use
     def _lock(self, name: str) -> AbstractContextManager[None]:
@@ -108,7 +170,7 @@ class LeanSettleStore(FileStore):
 
     def _load(self, path: Path, name: str, *, what: str) -> Any:
         """The file as a lean `name` (pydantic judges a doubt), or `read_model`'s error."""
-        return lean_reads.read_file(path, name, what=what, root=self.root)
+        return lean_reads.read_file(path, name, what=what, root=self._base)
 
     def _save(self, path: Path, record: Any) -> None:
         """Write `record` atomically as `encode` gives it."""
@@ -119,7 +181,7 @@ class LeanSettleStore(FileStore):
     def _last_event(self, path: Path) -> Any:
         """The ledger's newest committed event (lean), or None."""
         for line in reverse_lines(path):
-            return lean_reads.parse_event(path, line, self.root)
+            return lean_reads.parse_event(path, line, self._base)
         return None
 
     def _retimed(self, event: Any, at: datetime) -> Any:
@@ -153,7 +215,7 @@ class LeanSettleStore(FileStore):
     def ledger_all(self, goal_id: str) -> list[Any]:
         """The whole ledger (lean), oldest first."""
         path = self.ledger_path(goal_id)
-        events = [lean_reads.parse_event(path, line, self.root) for line in reverse_lines(path)]
+        events = [lean_reads.parse_event(path, line, self._base) for line in reverse_lines(path)]
         events.reverse()
         return events
 
@@ -162,10 +224,17 @@ class LeanSettleStore(FileStore):
         return self._reads.read_history(goal_id, last=last)  # type: ignore[no-any-return]
 
 
-def open_settle_store(root: Path) -> Any:
+def open_settle_store(root: Path | str) -> Any:
     """The store of the project at `root` for a settlement command: the lean store on files,
-    the chosen store itself (PostgreSQL) otherwise."""
+    the chosen store itself (PostgreSQL) otherwise. Given the root as a string
+    (`roots.find_root_text`), a settlement command on files never loads pathlib."""
     from loopx_core.store.choice import FILES, choose, open_target
 
     target = choose(root).target
-    return LeanSettleStore(root) if target == FILES else open_target(root, target)
+    if target == FILES:
+        return LeanSettleStore(root)
+    if isinstance(root, str):
+        from pathlib import Path
+
+        root = Path(root)
+    return open_target(root, target)

@@ -13,7 +13,7 @@ import os
 
 from loopx_core.errors import StateInvalidError
 from loopx_core.store.atomic import explain, shown
-from loopx_core.store.paths import two_parts
+from loopx_core.store.paths import make_folders, parent_of, two_parts
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
@@ -102,14 +102,14 @@ def last_event(path: Path, *, root: Path | None = None) -> LedgerEvent | None:
     return None
 
 
-def append_line(path: Path, line: bytes) -> None:
+def append_line(path: Path | str, line: bytes) -> None:
     """Append one JSON line durably; call with the goal lock held.
 
     A previous append that crashed mid-line left a fragment with no newline: it was never
     acknowledged, so it is cut off before the new line is written.
     """
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(parent_of(path))
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
         raise unreadable(path, exc) from None

@@ -17,11 +17,19 @@ store) as their lean twins through `store.lean`, with pydantic judging any doubt
 from __future__ import annotations
 
 import json
+import os
 
 from loopx_core.errors import NotFoundError, SchemaUnsupportedError, StateInvalidError
 from loopx_core.models import lean
 from loopx_core.models.record import Record
-from loopx_core.store.atomic import atomic_write_bytes, read_bytes, read_model, shown, version_shown
+from loopx_core.store.atomic import (
+    atomic_write_bytes,
+    read_bytes,
+    read_model,
+    shown,
+    unlink_missing,
+    version_shown,
+)
 from loopx_core.store.ledger import parse_event, unreadable
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
@@ -137,7 +145,8 @@ def load(src: Sources, *, ledger: bool = True, runs: bool = True) -> Any:
 def _other_version(path: Path) -> bool:
     """True when the file is a JSON object of another (or no) schema_version: not ours to rebuild."""
     try:
-        data = json.loads(path.read_bytes())
+        with open(path, "rb") as handle:
+            data = json.loads(handle.read())
     except (OSError, ValueError, RecursionError):
         return False
     return isinstance(data, dict) and data.get("schema_version") != 1
@@ -167,7 +176,7 @@ def _event(src: Sources, find: Callable[[Any], int | None], field: str, value: s
         if event is not None and getattr(event, field) == value:
             return event
         if attempt == 0:  # the index points at another line: the files moved under it
-            src.index.unlink(missing_ok=True)
+            unlink_missing(src.index)
     raise StateInvalidError(
         f"receipt index of {shown(src.ledger, src.root)} disagrees with the ledger",
         path=shown(src.index, src.root),
@@ -177,7 +186,7 @@ def _event(src: Sources, find: Callable[[Any], int | None], field: str, value: s
 def _event_at(src: Sources, offset: int) -> Any:
     """The event whose line starts at `offset`, or None when no line starts there (a stale index)."""
     try:
-        with src.ledger.open("rb") as handle:
+        with open(src.ledger, "rb") as handle:
             if offset:
                 handle.seek(offset - 1)
                 if handle.read(1) != b"\n":
@@ -201,7 +210,7 @@ def _parse(src: Sources, line: bytes) -> Any:
 def _lines(path: Path, offset: int) -> tuple[int, Iterator[tuple[int, bytes]]] | None:
     """The complete lines after `offset` with their offsets, and the new offset; None: re-read."""
     try:
-        size = path.stat().st_size
+        size = os.stat(path).st_size
     except FileNotFoundError:
         size = 0
     except OSError as exc:
@@ -211,7 +220,7 @@ def _lines(path: Path, offset: int) -> tuple[int, Iterator[tuple[int, bytes]]] |
     if size == offset:
         return offset, iter(())
     try:
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             if offset:
                 handle.seek(offset - 1)
                 if handle.read(1) != b"\n":
