@@ -661,3 +661,52 @@ def test_only_a_settlement_command_run_as_the_process_stops_the_collector(
     )
     assert proc.returncode == 0, proc.stderr
     assert marker.read_text() == enabled
+
+
+_TEARDOWN_CODE = """\
+import sys
+class Finalized:
+    def __del__(self, path=sys.argv[1], open=open):
+        open(path, "w").write("torn down")
+finalized = Finalized()
+sys.argv = ["loopx", *sys.argv[2:]]
+from loopx_core.cli.entry import main
+main()
+"""
+
+
+@pytest.mark.parametrize(
+    ("argv", "torn_down"),
+    [
+        (["turn", "begin", "-g", "demo", "-a", "builder", "-t", "t1"], False),
+        (["turn", "begin", "-g", "demo", "-a", "nobody", "-t", "t1"], False),
+        (["todo", "list", "-g", "demo"], True),
+    ],
+    ids=["settlement command", "settlement command refused", "typer's command"],
+)
+def test_a_settlement_command_as_the_process_leaves_without_teardown(
+    tmp_path: Path, argv: list[str], torn_down: bool
+) -> None:
+    """As the tick commands (cli/entry.py `_leave`): with no exit handler registered, the process
+    ends once its output is flushed (no module teardown, so no finalizer runs), its answer and
+    exit code intact; typer's commands exit the usual way."""
+    root = tmp_path / "project"
+    for words in (
+        ["init"],
+        ["goal", "add", "-g", "demo", "-o", "Ship"],
+        ["agent", "register", "-a", "builder"],
+        ["todo", "add", "-g", "demo", "--title", "Write parser"],
+    ):
+        assert run_loopx(*words, root=root).exit_code == 0, words
+    marker = tmp_path / "teardown"
+    proc = subprocess.run(
+        [sys.executable, "-c", _TEARDOWN_CODE, str(marker), "--root", str(root), *argv, "-f", "json"],
+        env={**os.environ, "LOOPX_NOW": T0_ISO},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    answer = json.loads(proc.stdout or proc.stderr)
+    assert ("error" in answer) == (proc.returncode != 0), proc.stderr
+    assert marker.exists() == torn_down

@@ -167,7 +167,12 @@ def _main(args: list[str], output: Output | None) -> None:
     if lean:  # the settlement commands of a turn (cli/lean_settle.py); returns when typer answers
         from loopx_core.cli.lean_settle import dispatch
 
-        dispatch(args, process=output is not None)
+        if output is None:
+            dispatch(args)
+        try:
+            dispatch(args, process=True)
+        except SystemExit as done:  # answered: as a hot command, leave once the output is flushed
+            _leave(output.finish(done.code))
     try:
         from loopx_core.cli.app import app
     except Exception as error:  # a broken environment (say, metadata pydantic's plugin loader refuses)
