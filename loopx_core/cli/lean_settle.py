@@ -194,8 +194,8 @@ def dispatch(argv: list[str], *, process: bool = False) -> None:
 
     `process` (the console script's own call): the cyclic collector stops for good, as for the
     tick commands (cli/entry.py `_hot`): a writeback's 50-odd passes over its models and packet
-    (6-10 ms) free no cycle. The interpreter still exits its own way (filelock and logging
-    register exit handlers).
+    (6-10 ms) free no cycle. The `SystemExit` it ends in is the caller's: the console script
+    leaves without the interpreter's teardown when no exit handler is registered (`_leave`).
     """
     if os.environ.get(_COMPLETE_VAR):
         return
