@@ -26,6 +26,9 @@ MAX_LISTED = 5
 
 _LONG_RUN = re.compile(rf"\S{{{MAX_RUN + 1},}}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_UNSENDABLE = re.compile("[\ud800-\udfff\x00]")
+"""What no tool argument may hold: a lone surrogate (not Unicode text), a NUL (no command line
+can carry one, so the tool's CLI twin never could; the dashboard refuses it alike)."""
 
 
 def shorten(text: str) -> str:
@@ -73,30 +76,41 @@ def lone_surrogate(value: object) -> tuple[str, str] | None:
     (`title`, `evidence[2]`, `an argument name`) and the surrogate written as `\\uXXXX`; None
     when every string, keys included, is text. Shared containers are walked once.
     """
+    return _find(value, _SURROGATE)
+
+
+def unsendable(value: object) -> tuple[str, str] | None:
+    """As `lone_surrogate`, for a lone surrogate or a NUL: what no tool argument may hold."""
+    return _find(value, _UNSENDABLE)
+
+
+def _find(value: object, pattern: re.Pattern[str]) -> tuple[str, str] | None:
     stack: list[tuple[str, object]] = [("", value)]
     seen: set[int] = set()
     while stack:
         where, item = stack.pop()
         if isinstance(item, str):
-            if found := _SURROGATE.search(item):
+            if found := pattern.search(item):
                 return where or "arguments", f"\\u{ord(found[0]):04x}"
         elif isinstance(item, dict | list | tuple) and id(item) not in seen:
             seen.add(id(item))
             pairs = item.items() if isinstance(item, dict) else enumerate(item)
             for key, inner in reversed(list(pairs)):
-                if isinstance(key, str) and (found := _SURROGATE.search(key)):
+                if isinstance(key, str) and (found := pattern.search(key)):
                     return (f"{where}, a key" if where else "an argument name"), f"\\u{ord(found[0]):04x}"
                 stack.append((f"{where}[{shorten(repr(key))}]" if where else shorten(str(key)), inner))
     return None
 
 
-def not_text(tool: str, where: str, surrogate: str, accepted: Iterable[str]) -> UsageError:
-    """The usage error for an argument holding a lone surrogate (the character shown escaped)."""
+def not_text(tool: str, where: str, char: str, accepted: Iterable[str]) -> UsageError:
+    """The usage error for an argument holding a lone surrogate or a NUL (`char`, shown escaped)."""
     names = ", ".join(accepted) or "none"
-    return UsageError(
-        f"invalid arguments for {tool}: {where}: not Unicode text (it holds a lone surrogate, {surrogate})"
-        f" (its arguments: {names})"
+    why = (
+        "it holds a NUL character (\\u0000), which no command line can carry"
+        if char == "\\u0000"
+        else f"not Unicode text (it holds a lone surrogate, {char})"
     )
+    return UsageError(f"invalid arguments for {tool}: {where}: {why} (its arguments: {names})")
 
 
 def unknown_tool(name: str, known: Iterable[str]) -> UsageError:

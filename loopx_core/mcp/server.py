@@ -65,8 +65,8 @@ class LoopxServer(MCPServer[Any]):
         if name not in self._arguments:
             return self.refusal(answers.unknown_tool(name, self._arguments))
         # Before the SDK's own validation: a lone surrogate passes it (a str is a str) and then
-        # fails deep inside a tool, when its answer or a file is written.
-        if found := answers.lone_surrogate(arguments):
+        # fails deep inside a tool, when its answer or a file is written; a NUL would be stored.
+        if found := answers.unsendable(arguments):
             return self.refusal(answers.not_text(name, *found, self._arguments[name]))
         try:
             return await super().call_tool(name, arguments, context)

@@ -8,7 +8,8 @@ is not UTF-8 (`caf\\xe9`) was decoded with replacement characters and stored: th
 disk was one the client never sent.
 
 Now: in-process, a lone surrogate anywhere (a value, a list element, an argument name) is
-one usage error naming where it is, for every tool; over stdio, a surrogate escape and a
+one usage error naming where it is, for every tool, and so is a NUL (stored before: no command
+line can carry one, and the dashboard refuses it); over stdio, a surrogate escape and a
 non-UTF-8 line each get a JSON-RPC error carrying the request's id; nothing is written,
 and the session goes on. Generated: every tool, a surrogate at a random place.
 """
@@ -63,14 +64,17 @@ def _calls(turn_key: str) -> dict[str, dict[str, Any]]:
 
 
 SURROGATES = st.integers(min_value=0xD800, max_value=0xDFFF).map(chr)
+UNSENDABLE = st.one_of(SURROGATES, st.just("\x00"))
 
 
 @st.composite
-def spoiled(draw: st.DrawFn, calls: dict[str, dict[str, Any]]) -> tuple[str, dict[str, Any], str]:
-    """A tool, its arguments with one lone surrogate put somewhere, and where (as the error names it)."""
+def spoiled(
+    draw: st.DrawFn, calls: dict[str, dict[str, Any]], chars: st.SearchStrategy[str] = SURROGATES
+) -> tuple[str, dict[str, Any], str]:
+    """A tool, its arguments with one of `chars` put somewhere, and where (as the error names it)."""
     name = draw(st.sampled_from(sorted(calls)))
     arguments = json.loads(json.dumps(calls[name]))
-    bad = draw(SURROGATES)
+    bad = draw(chars)
     places = [(k, None) for k, v in arguments.items() if isinstance(v, str)]
     places += [(k, i) for k, v in arguments.items() if isinstance(v, list) for i in range(len(v))]
     choice = draw(st.sampled_from([*places, ("an argument name", None)]))
@@ -92,7 +96,9 @@ def test_every_tool_has_a_call_here() -> None:
     assert set(_calls(KEY)) == TOOLS
 
 
-def test_in_process_a_lone_surrogate_anywhere_is_a_usage_error_and_writes_nothing(project: Project) -> None:
+def test_in_process_a_lone_surrogate_or_nul_anywhere_is_a_usage_error_and_writes_nothing(
+    project: Project,
+) -> None:
     turn_key = _setup(project)
     calls = _calls(turn_key)
     server = build_server(str(project.root))
@@ -107,14 +113,16 @@ def test_in_process_a_lone_surrogate_anywhere_is_a_usage_error_and_writes_nothin
             return await client.call_tool(name, arguments)
 
     @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(case=spoiled(calls))
+    @given(case=spoiled(calls, UNSENDABLE))
     def check(case: tuple[str, dict[str, Any], str]) -> None:
         name, arguments, where = case
+        nul = "\\x00" in repr(arguments)
         result = anyio.run(call, name, arguments, where)
         assert result.is_error
         error = _assert_typed(result.content[0].text)
         assert error["code"] == "usage", error
-        assert f"invalid arguments for {name}: {where}: not Unicode text" in error["message"], error
+        why = "it holds a NUL character" if nul else "not Unicode text"
+        assert f"invalid arguments for {name}: {where}: {why}" in error["message"], error
         assert _files(project.root) == before
 
     check()
