@@ -23,12 +23,11 @@ from loopx_core.ids import check_id
 from loopx_core.models.constants import SCHEMA_VERSION
 from loopx_core.models.identity import check_turn_key
 from loopx_core.store.files import STATE_DIR
+from loopx_core.store.postgres import writes
 from loopx_core.store.postgres.documents import parsed
 from loopx_core.store.postgres.lean_reads import LeanLink, LeanPostgresReads
-from loopx_core.store.postgres.lean_session import LeanSession
 from loopx_core.store.postgres.reads import NO_STATE, SCHEMA_EXISTS, VERSION, DocumentReads
 from loopx_core.store.postgres.schema import LATEST, MIGRATIONS
-from loopx_core.store.postgres.writes import append_history, insert_event, schema_version_in, upsert_run
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
 if TYPE_CHECKING:
@@ -44,6 +43,7 @@ if TYPE_CHECKING:
     from loopx_core.models.journal import TurnJournal
     from loopx_core.models.runs import RunIndexEntry
     from loopx_core.models.scheduler import SchedulerState
+    from loopx_core.store.postgres.lean_session import LeanSession
     from loopx_core.store.postgres.session import Session
 
     Conn = psycopg.Connection[Any]
@@ -68,12 +68,7 @@ class PostgresStore(DocumentReads):
         self._session: Session | None = None
         self._session_lock = allocate_lock()  # threading's Lock, without importing threading on a tick
         self.lean_link = LeanLink(dsn, enabled=not pooled)  # a pooled store (a long process) has psycopg
-        self._lean = LeanSession(
-            self.lean_link,
-            shown,
-            lambda: self.session,
-            lambda: self._session is not None and self._session.in_transaction,
-        )
+        self._lean: LeanSession | None = None  # the writes' libpq session, made on first use
         self._schema_checked = False
 
     @property
@@ -98,12 +93,24 @@ class PostgresStore(DocumentReads):
     def tx(self) -> LeanSession | Session:
         """Where the store's operations run: libpq's lean session (psycopg once it is unsure, and
         in any other thread), or psycopg's own for a pooled store."""
-        return self.session if self._pooled else self._lean
+        if self._pooled:
+            return self.session
+        if self._lean is None:
+            from loopx_core.store.postgres.lean_session import LeanSession  # not on a tick: it only reads
+
+            self._lean = LeanSession(
+                self.lean_link,
+                self.label,
+                lambda: self.session,
+                lambda: self._session is not None and self._session.in_transaction,
+            )
+        return self._lean
 
     @property
     def in_transaction(self) -> bool:
         """True when this thread runs inside a transaction of this store."""
-        return self._lean.in_transaction or (self._session is not None and self._session.in_transaction)
+        lean, plain = self._lean, self._session
+        return (lean is not None and lean.in_transaction) or (plain is not None and plain.in_transaction)
 
     def lean_reads(self) -> LeanPostgresReads:
         """This store's reads for a tick: libpq and the lean readers (psycopg, pydantic only on doubt)."""
@@ -143,7 +150,7 @@ class PostgresStore(DocumentReads):
         """Create the schema or bring it forward to the latest version; the version now."""
 
         def apply(conn: Conn) -> int:
-            version = schema_version_in(conn)
+            version = writes.schema_version_in(conn)
             self._refuse_newer(version)
             for target, sql in MIGRATIONS:
                 if version is None or target > version:
@@ -345,7 +352,7 @@ class PostgresStore(DocumentReads):
                 event = event.model_copy(update={"at": last.at})  # keep the ledger ordered by time
             from loopx_core.store.snapshot import event_line
 
-            insert_event(conn, goal_id, event, event_line(event))
+            writes.insert_event(conn, goal_id, event, event_line(event))
             return event
 
         return self.tx.write([goal_key(goal_id)], body)
@@ -395,11 +402,11 @@ class PostgresStore(DocumentReads):
         check_id("goal", goal_id)
 
         def body(conn: Conn) -> None:
-            upsert_run(conn, goal_id, entry.run_id, record, markdown)
+            writes.upsert_run(conn, goal_id, entry.run_id, record, markdown)
             if not conn.execute(
                 "SELECT 1 FROM loopx_run_index WHERE goal_id = %s AND run_id = %s", (goal_id, entry.run_id)
             ).fetchone():
-                append_history(conn, goal_id, entry.run_id, history_line(entry))
+                writes.append_history(conn, goal_id, entry.run_id, history_line(entry))
 
         self.tx.write([goal_key(goal_id)], body)
 
