@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Sequence
-from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
-from typer.core import TyperGroup
 
 from loopx_core import __version__
 from loopx_core.cli import (
+    agent_cmds,
     dashboard_cmds,
     doctor_cmds,
     goal_cmds,
@@ -26,16 +23,9 @@ from loopx_core.cli import (
     turn_cmds,
     wait_cmds,
 )
-from loopx_core.cli.common import AgentId, FormatOption, check_surface, dump, store, suggestion
-from loopx_core.cli.output import (
-    Format,
-    Table,
-    emit,
-    report_internal,
-    report_usage,
-    reporting,
-    requested_format,
-)
+from loopx_core.cli.common import FormatOption, check_surface, store
+from loopx_core.cli.group import LoopxGroup
+from loopx_core.cli.output import Format, Table, emit, reporting
 from loopx_core.clock import now
 
 HELP = """LoopX keeps the state of long-running agent loops: goals, todos, gates, quota, receipts.
@@ -47,103 +37,6 @@ Exit codes: 0 ok, 1 internal error, 2 usage, 3 not found, 4 state invalid,
 5 conflict, 6 lock timeout, 7 refused, 8 unsupported schema, 9 drift; settlement refusals
 10-18 (see docs/cli.md).
 """
-
-HOOK_COMMANDS = ("hook",)
-"""Commands a host runs as a hook: their usage errors exit 1, since hosts read 2 as "block"."""
-
-
-class LoopxGroup(TyperGroup):
-    """The root command: usage errors and unexpected exceptions as LoopX reports them.
-
-    A usage error is one line on stderr (and the JSON error object under `--format json`),
-    exit 2; an unexpected exception is one `internal error` line, exit 1: never a traceback.
-    """
-
-    def main(  # type: ignore[override]
-        self,
-        args: Sequence[str] | None = None,
-        prog_name: str | None = None,
-        complete_var: str | None = None,
-        standalone_mode: bool = True,
-        **extra: Any,
-    ) -> Any:
-        """Run the command line; exit with its documented code."""
-        if not standalone_mode:
-            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
-        words = list(sys.argv[1:] if args is None else args)
-        try:
-            result = super().main(words, prog_name, complete_var, False, **extra)
-        except SystemExit:
-            raise
-        except (typer.Abort, EOFError):
-            sys.stderr.write("loopx: aborted\n")
-            raise SystemExit(1) from None
-        except Exception as error:  # the last line of defence against a traceback
-            if _is_usage_error(error):
-                _exit_usage(error, words)
-            raise SystemExit(report_internal(error, requested_format(words, None))) from None
-        raise SystemExit(result if isinstance(result, int) else 0)
-
-
-def _is_usage_error(error: Exception) -> bool:
-    """Click's own usage errors (bad option, missing value), whichever click typer bundles."""
-    return hasattr(error, "format_message") and hasattr(error, "exit_code")
-
-
-def _exit_usage(error: Any, words: list[str]) -> NoReturn:
-    ctx = getattr(error, "ctx", None)
-    command = getattr(ctx, "command", None)
-    if type(error).__name__ == "NoArgsIsHelpError":
-        error.show()  # the help text, as click prints it
-        raise SystemExit(int(error.exit_code))
-    default = next(
-        (
-            p.default
-            for p in getattr(command, "params", [])
-            if p.name == "fmt" and isinstance(p.default, Format)
-        ),
-        None,
-    )
-    path = " ".join(["loopx", *(getattr(ctx, "command_path", "") or "loopx").split()[1:]])
-    hook = path.split()[1:2] == ["hook"] or (words[:1] and words[0] in HOOK_COMMANDS)
-    message = (
-        f"{error.format_message().replace('Value error, ', '')}{_hint(error, words)} (see `{path} --help`)"
-    )
-    report_usage(
-        message, requested_format(words, default), prefix="loopx: hook: " if hook else "loopx: error: "
-    )
-    raise SystemExit(1 if hook else int(getattr(error, "exit_code", 2)))
-
-
-def _hint(error: Any, words: list[str]) -> str:
-    """` (did you mean X?)` for a mistyped choice value (click suggests commands and options)."""
-    param = getattr(error, "param", None)
-    choices = _choices(param)
-    given = _value_of(list(getattr(param, "opts", [])), words) if choices else None
-    return suggestion(given, choices) if given else ""
-
-
-def _choices(param: Any) -> list[str]:
-    """The values a parameter takes, when it is a choice (an Enum, as typer declares them)."""
-    bare = getattr(getattr(param, "type_descriptor", None), "annotation", None)
-    if isinstance(bare, type) and issubclass(bare, Enum):
-        return [str(member.value) for member in bare]
-    return [str(c) for c in getattr(getattr(param, "type", None), "choices", None) or []]
-
-
-def _value_of(opts: list[str], words: list[str]) -> str | None:
-    """The last value `words` gives an option named by `opts` (`--opt V`, `--opt=V`, `-oV`)."""
-    found = None
-    for index, word in enumerate(words):
-        for opt in opts:
-            if word == opt and index + 1 < len(words):
-                found = words[index + 1]
-            elif word.startswith(opt + "=") and opt.startswith("--"):
-                found = word[len(opt) + 1 :]
-            elif len(opt) == 2 and word.startswith(opt) and len(word) > 2 and not word.startswith("--"):
-                found = word[2:]
-    return found
-
 
 app = typer.Typer(
     cls=LoopxGroup,
@@ -168,8 +61,7 @@ app.command("doctor")(doctor_cmds.doctor)
 app.command("dashboard")(dashboard_cmds.dashboard)
 mcp_app = typer.Typer(help="The LoopX MCP server.", no_args_is_help=True)
 app.add_typer(mcp_app, name="mcp")
-agent_app = typer.Typer(help="Agents: register, list, show, remove.", no_args_is_help=True)
-app.add_typer(agent_app, name="agent")
+app.add_typer(agent_cmds.app, name="agent")
 
 
 def _version(value: bool) -> None:
@@ -287,121 +179,6 @@ def _status_table(rows: list[dict[str, Any]]) -> Table:
         ],
         empty="No goals yet: `loopx goal add --goal-id ID --objective TEXT`.",
     )
-
-
-@agent_app.command("register")
-def agent_register(
-    ctx: typer.Context,
-    agent_id: Annotated[str, typer.Option("--agent-id", "-a", help="Agent id.", show_default=False)],
-    capability: Annotated[
-        list[str] | None, typer.Option("--capability", "-c", help="A capability it has (repeat).")
-    ] = None,
-    surface: Annotated[
-        str | None,
-        typer.Option("--surface", help="Host it runs in, e.g. codex-app (see `loopx hosts list`)."),
-    ] = None,
-    host: Annotated[
-        str | None, typer.Option("--host", hidden=True, help="Old name of --surface (kept for one release).")
-    ] = None,
-    monitor_only: Annotated[
-        bool | None,
-        typer.Option(
-            "--monitor-only/--takes-work",
-            help="Only observe and poll, never take work (default: as recorded).",
-        ),
-    ] = None,
-    cadence_minutes: Annotated[
-        float | None,
-        typer.Option("--cadence-minutes", help="Its heartbeat's interval; silent for two is stalled."),
-    ] = None,
-    fmt: FormatOption = Format.auto,
-) -> None:
-    """Register an agent, or replace its capabilities (idempotent).
-
-    `--host` is the old name of `--surface`, accepted until the next release.
-    """
-    from loopx_core.errors import UsageError
-    from loopx_core.ops.goals import register_agent
-
-    with reporting(fmt):
-        if surface is not None and host is not None and surface != host:
-            raise UsageError("--host is the old name of --surface: give one of them")
-        entry = register_agent(
-            store(ctx),
-            agent_id,
-            capability or [],
-            now(),
-            host=check_surface(surface if surface is not None else host),
-            monitor_only=monitor_only,
-            cadence_minutes=cadence_minutes,
-        )
-        emit(
-            dump(entry),
-            fmt,
-            f"Registered agent {entry.agent_id} ({', '.join(entry.capabilities) or 'no capabilities'})",
-        )
-
-
-@agent_app.command("list")
-def agent_list(ctx: typer.Context, fmt: FormatOption = Format.auto) -> None:
-    """List registered agents: capabilities, host, monitor-only, cadence."""
-    from loopx_core.ops.goals import list_agents
-
-    with reporting(fmt):
-        agents = list_agents(store(ctx))
-        emit(
-            {"agents": dump(agents)},
-            fmt,
-            Table(
-                ["agent", "capabilities", "surface", "monitor only", "cadence (min)"],
-                [
-                    [
-                        a.agent_id,
-                        ", ".join(a.capabilities),
-                        a.host,
-                        "yes" if a.monitor_only else "no",
-                        f"{a.cadence_minutes:g}" if a.cadence_minutes is not None else None,
-                    ]
-                    for a in agents
-                ],
-                empty="No agents: `loopx agent register --agent-id ID`.",
-            ),
-        )
-
-
-@agent_app.command("show")
-def agent_show(ctx: typer.Context, agent_id: AgentId, fmt: FormatOption = Format.auto) -> None:
-    """Show an agent's registration and the work it holds (open turns, claimed todos)."""
-    from loopx_core.ops.goals import show_agent
-
-    with reporting(fmt):
-        data = show_agent(store(ctx), agent_id)
-        emit(data, fmt, _agent_doc)
-
-
-def _agent_doc(data: dict[str, Any]) -> list[str | Table]:
-    a = data["agent"]
-    head = (
-        f"Agent {a['agent_id']}: {', '.join(a['capabilities']) or 'no capabilities'}"
-        + (f"; surface {a['host']}" if a.get("host") else "")
-        + ("; monitor only" if a.get("monitor_only") else "")
-    )
-    work = Table(
-        ["goal", "open turn", "claimed todos"],
-        [[w["goal_id"], w["open_turn"], ", ".join(w["claimed_todos"])] for w in data["work"]],
-        empty="It holds no work.",
-    )
-    return [head, work]
-
-
-@agent_app.command("remove")
-def agent_remove(ctx: typer.Context, agent_id: AgentId, fmt: FormatOption = Format.auto) -> None:
-    """Unregister an agent that holds no work (exit 5 if it does); its runs and ledger stay."""
-    from loopx_core.ops.goals import remove_agent
-
-    with reporting(fmt):
-        entry = remove_agent(store(ctx), agent_id)
-        emit(dump(entry), fmt, f"Removed agent {entry.agent_id} (its runs and ledger entries stay)")
 
 
 @app.command("start")

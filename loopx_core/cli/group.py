@@ -1,0 +1,110 @@
+"""The root command's group: usage errors and unexpected exceptions as LoopX reports them."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from enum import Enum
+from typing import Any, NoReturn
+
+import typer
+from typer.core import TyperGroup
+
+from loopx_core.cli.common import suggestion
+from loopx_core.cli.output import Format, report_internal, report_usage, requested_format
+
+HOOK_COMMANDS = ("hook",)
+"""Commands a host runs as a hook: their usage errors exit 1, since hosts read 2 as "block"."""
+
+
+class LoopxGroup(TyperGroup):
+    """The root command: usage errors and unexpected exceptions as LoopX reports them.
+
+    A usage error is one line on stderr (and the JSON error object under `--format json`),
+    exit 2; an unexpected exception is one `internal error` line, exit 1: never a traceback.
+    """
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """Run the command line; exit with its documented code."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        words = list(sys.argv[1:] if args is None else args)
+        try:
+            result = super().main(words, prog_name, complete_var, False, **extra)
+        except SystemExit:
+            raise
+        except (typer.Abort, EOFError):
+            sys.stderr.write("loopx: aborted\n")
+            raise SystemExit(1) from None
+        except Exception as error:  # the last line of defence against a traceback
+            if _is_usage_error(error):
+                _exit_usage(error, words)
+            raise SystemExit(report_internal(error, requested_format(words, None))) from None
+        raise SystemExit(result if isinstance(result, int) else 0)
+
+
+def _is_usage_error(error: Exception) -> bool:
+    """Click's own usage errors (bad option, missing value), whichever click typer bundles."""
+    return hasattr(error, "format_message") and hasattr(error, "exit_code")
+
+
+def _exit_usage(error: Any, words: list[str]) -> NoReturn:
+    ctx = getattr(error, "ctx", None)
+    command = getattr(ctx, "command", None)
+    if type(error).__name__ == "NoArgsIsHelpError":
+        error.show()  # the help text, as click prints it
+        raise SystemExit(int(error.exit_code))
+    default = next(
+        (
+            p.default
+            for p in getattr(command, "params", [])
+            if p.name == "fmt" and isinstance(p.default, Format)
+        ),
+        None,
+    )
+    path = " ".join(["loopx", *(getattr(ctx, "command_path", "") or "loopx").split()[1:]])
+    hook = path.split()[1:2] == ["hook"] or (words[:1] and words[0] in HOOK_COMMANDS)
+    message = (
+        f"{error.format_message().replace('Value error, ', '')}{_hint(error, words)} (see `{path} --help`)"
+    )
+    report_usage(
+        message, requested_format(words, default), prefix="loopx: hook: " if hook else "loopx: error: "
+    )
+    raise SystemExit(1 if hook else int(getattr(error, "exit_code", 2)))
+
+
+def _hint(error: Any, words: list[str]) -> str:
+    """` (did you mean X?)` for a mistyped choice value (click suggests commands and options)."""
+    param = getattr(error, "param", None)
+    choices = _choices(param)
+    given = _value_of(list(getattr(param, "opts", [])), words) if choices else None
+    return suggestion(given, choices) if given else ""
+
+
+def _choices(param: Any) -> list[str]:
+    """The values a parameter takes, when it is a choice (an Enum, as typer declares them)."""
+    bare = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    if isinstance(bare, type) and issubclass(bare, Enum):
+        return [str(member.value) for member in bare]
+    return [str(c) for c in getattr(getattr(param, "type", None), "choices", None) or []]
+
+
+def _value_of(opts: list[str], words: list[str]) -> str | None:
+    """The last value `words` gives an option named by `opts` (`--opt V`, `--opt=V`, `-oV`)."""
+    found = None
+    for index, word in enumerate(words):
+        for opt in opts:
+            if word == opt and index + 1 < len(words):
+                found = words[index + 1]
+            elif word.startswith(opt + "=") and opt.startswith("--"):
+                found = word[len(opt) + 1 :]
+            elif len(opt) == 2 and word.startswith(opt) and len(word) > 2 and not word.startswith("--"):
+                found = word[2:]
+    return found
