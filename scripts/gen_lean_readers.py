@@ -574,6 +574,9 @@ class Generator:
         body += "\n\n\n".join(bodies)
         body += f"\n\n\nCHECKERS: dict[str, Any] = {{{readers}}}\n"
         body += '"""Each model\'s checker by name: `CHECKERS[name](parsed_json)` is a lean object or raises `Doubt`."""\n'
+        twins = ", ".join(f"{m.__name__!r}: {m.__module__!r}" for m in self.models)
+        body += f"\n\nTWINS: dict[str, str] = {{{twins}}}\n"
+        body += '"""The module of each lean class\'s pydantic twin (what judges a doubt about one)."""\n'
         body += self.domains()
         if not self.lines:
             return body

@@ -1665,6 +1665,28 @@ CHECKERS: dict[str, Any] = {
 """Each model's checker by name: `CHECKERS[name](parsed_json)` is a lean object or raises `Doubt`."""
 
 
+TWINS: dict[str, str] = {
+    "QuotaPolicy": "loopx_core.models.registry",
+    "GoalEntry": "loopx_core.models.registry",
+    "AgentEntry": "loopx_core.models.registry",
+    "Registry": "loopx_core.models.registry",
+    "Todo": "loopx_core.models.goal",
+    "Gate": "loopx_core.models.goal",
+    "WaitingOn": "loopx_core.models.goal",
+    "HealthFinding": "loopx_core.models.goal",
+    "GoalState": "loopx_core.models.goal",
+    "LedgerEvent": "loopx_core.models.ledger",
+    "PhaseRecord": "loopx_core.models.journal",
+    "TurnJournal": "loopx_core.models.journal",
+    "SchedulerEntry": "loopx_core.models.scheduler",
+    "SchedulerState": "loopx_core.models.scheduler",
+    "RunIndexEntry": "loopx_core.models.runs",
+    "StoreConfig": "loopx_core.store.config",
+    "ReceiptIndex": "loopx_core.store.receipt_index",
+}
+"""The module of each lean class's pydantic twin (what judges a doubt about one)."""
+
+
 DOMAINS: dict[str, Any] = {
     "Compute": _float(ge=0.0, le=1.0),
     "WindowHours": _float(gt=0.0, le=87600),

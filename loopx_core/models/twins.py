@@ -16,33 +16,15 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 
 
-_HOMES = {"TurnJournal": "journal", "PhaseRecord": "journal", "RunIndexEntry": "runs"}
-"""Models `loopx_core.models` does not name, by their module under it."""
-
-
-class _Pydantic:
-    """The pydantic models by name, each loaded on first use (a store without `models`)."""
-
-    def __getattr__(self, name: str) -> Any:
-        home = _HOMES.get(name)
-        if home is None:
-            import loopx_core.models as package
-
-            return getattr(package, name)
-        __import__(f"loopx_core.models.{home}")
-        import sys
-
-        return getattr(sys.modules[f"loopx_core.models.{home}"], name)
-
-
-PYDANTIC = _Pydantic()
-"""The pydantic model classes, by the names the lean module gives their twins."""
-
-
 def models(store: Any) -> Any:
-    """The namespace `store` builds records with: its `models`, else the pydantic models."""
+    """The namespace `store` builds records with: its `models`, else the pydantic models
+    (the `loopx_core.models` package, which loads a model's module on first use)."""
     found = getattr(store, "models", None)
-    return PYDANTIC if found is None else found
+    if found is not None:
+        return found
+    import loopx_core.models as pydantic_models
+
+    return pydantic_models
 
 
 def check(option: str, domain: str, value: T) -> T:
@@ -53,12 +35,10 @@ def check(option: str, domain: str, value: T) -> T:
     """
     from loopx_core.models import lean
 
-    lean_check = getattr(lean, "DOMAINS", {}).get(domain)
-    if lean_check is not None:
-        try:
-            return lean_check(value)  # type: ignore[no-any-return]
-        except lean.Doubt:
-            pass
+    try:
+        return lean.DOMAINS[domain](value)  # type: ignore[no-any-return]
+    except lean.Doubt:
+        pass
     from loopx_core.models import domain as domains
 
     return domains.check(option, getattr(domains, domain), value)
@@ -76,4 +56,20 @@ def to_json(record: Any, *, exclude_none: bool = False) -> dict[str, Any]:
         return dump(mode="json", exclude_none=exclude_none)  # type: ignore[no-any-return]
     from loopx_core.models import lean
 
-    return lean.to_json(record, exclude_none=exclude_none)  # type: ignore[no-any-return]
+    try:
+        return lean.to_json(record, exclude_none=exclude_none)  # type: ignore[no-any-return]
+    except lean.Doubt:  # a value the lean writer is unsure of: pydantic judges its twin
+        twin = pydantic_twin(record).model_validate(lean.dump(record))
+        return twin.model_dump(mode="json", exclude_none=exclude_none)  # type: ignore[no-any-return]
+
+
+def pydantic_twin(record: Any) -> Any:
+    """The pydantic model class of a lean `record` (its module loaded now: pydantic too)."""
+    import sys
+
+    from loopx_core.models import lean
+
+    name = type(record).__name__
+    module = lean.TWINS[name]
+    __import__(module)
+    return getattr(sys.modules[module], name)

@@ -72,3 +72,7 @@ def _model_StopCounter(value: Any) -> StopCounter:
 
 CHECKERS: dict[str, Any] = {"StopCounter": _model_StopCounter}
 """Each model's checker by name: `CHECKERS[name](parsed_json)` is a lean object or raises `Doubt`."""
+
+
+TWINS: dict[str, str] = {"StopCounter": "loopx_claude_code.models"}
+"""The module of each lean class's pydantic twin (what judges a doubt about one)."""
