@@ -31,9 +31,13 @@ from tests.pg import Cluster, cluster_fixture, team_project  # noqa: F401  (the 
 REPO = Path(__file__).resolve().parent.parent
 COMMAND = """\
 import json, sys
+from functools import partial
+from loopx_core.store import choice
 from loopx_core.store.postgres import libpq
 if sys.argv[1] == "psycopg":
     libpq._LIB.append(None)  # no libpq: every statement is psycopg's
+if sys.argv[1] == "lean-objects":  # the settlement store in lean objects, as open_settle_store would open it
+    choice.open_target = partial(choice.open_target, lean=True)
 from loopx_core.cli.entry import main
 code = 0
 try:
@@ -99,8 +103,10 @@ def turns(root: Path, transport: str, shape: str) -> list[tuple[int, str]]:
         code, out, more = loopx(root, transport, *args)
         answers.append((code, out))
         tops |= more
-    if transport == "lean":
+    if transport != "psycopg":
         assert not {"psycopg", "psycopg_binary", "psycopg_pool"} & tops
+    if transport == "lean-objects":
+        assert not {"pydantic", "pydantic_core"} & tops
     return answers
 
 
@@ -109,14 +115,14 @@ def test_a_turn_writes_the_same_rows_through_libpq_as_through_psycopg(
     tmp_path: Path, pg_cluster: Cluster, shape: str
 ) -> None:
     written = {}
-    for transport in ("lean", "psycopg"):
+    for transport in ("lean", "lean-objects", "psycopg"):
         root = tmp_path / transport
         root.mkdir()
         dsn, store = team_project(root, pg_cluster, todos=2)
         store.close()
         answers = turns(root, transport, shape)
         written[transport] = (answers, rows(dsn))
-    assert written["lean"] == written["psycopg"]
+    assert written["lean"] == written["psycopg"] == written["lean-objects"]
     saved = written["lean"][1]
     assert saved["loopx_journals"] and bool(saved["loopx_events"]) == (
         shape == "passed"
@@ -273,3 +279,19 @@ def test_inside_a_psycopg_transaction_a_write_joins_it(team: tuple[Path, str]) -
         lean.session.write([goal_key("g")], body)
     assert evidence(dsn) == []
     lean.close()
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(record=st.dictionaries(st.text(max_size=10), JSON, max_size=6))
+def test_a_run_record_row_is_the_snapshot_s_text(record: dict[str, Any]) -> None:
+    """The row `writes.record_json` gives (without the snapshot's models) is `snapshot.record_json`'s."""
+    from loopx_core.store.postgres.writes import record_json
+    from loopx_core.store.snapshot import record_json as snapshot_json
+
+    assert record_json(record) == snapshot_json(record)

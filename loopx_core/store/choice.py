@@ -122,14 +122,19 @@ _SHARED: dict[tuple[Path, str], Store] = {}
 _SHARED_LOCK = allocate_lock()  # threading's Lock, without importing threading on a tick
 
 
-def open_target(root: Path | str, target: str, *, shared: bool = False) -> Store:
+def open_target(root: Path | str, target: str, *, shared: bool = False, lean: bool = False) -> Store:
     """The store `target` names for the project at `root` (`shared`: one pooled store per process);
-    the root may be a string for PostgreSQL (a tick's), a `FileStore` takes a `Path`."""
+    the root may be a string for PostgreSQL (a tick's), a `FileStore` takes a `Path`. `lean`: a
+    settlement command's team store, in lean objects (`postgres.lean_store`; files: ignored)."""
     if target == FILES:
         return FileStore(root)
+    shown = dsns.shown(target)
+    if lean and not shared:
+        from loopx_core.store.postgres.lean_store import LeanSettlePostgresStore
+
+        return LeanSettlePostgresStore(root, target, shown)
     from loopx_core.store.postgres import PostgresStore
 
-    shown = dsns.shown(target)
     if not shared:
         return PostgresStore(root, target, shown)
     with _SHARED_LOCK:

@@ -61,6 +61,9 @@ def goal_key(goal_id: str) -> str:
 class PostgresStore(DocumentReads):
     """Registry, goal states, ledgers, journals, runs and scheduler state in PostgreSQL."""
 
+    _lean_docs = False
+    """Reads give pydantic models (`lean_store.LeanSettlePostgresStore`'s give lean objects)."""
+
     def __init__(self, root: Path | str, dsn: str, shown: str, *, pooled: bool = False) -> None:
         self.root = root  # a tick may open the store on a string path: nothing here needs pathlib
         self.label = shown
@@ -125,6 +128,27 @@ class PostgresStore(DocumentReads):
     def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         """The statement's rows over psycopg (in the thread's transaction if it has one)."""
         return self.tx.read(lambda c: c.execute(sql, params).fetchall())  # type: ignore[arg-type]
+
+    # -- how a record becomes a row (`lean_store.LeanSettlePostgresStore` takes lean objects)
+    def _json(self, record: Any) -> str:
+        """A document's row: `model_dump_json()`, the compact JSON the file store indents."""
+        return record.model_dump_json()  # type: ignore[no-any-return]
+
+    def _event_line(self, event: Any) -> str:
+        """A ledger row's body, the file store's ledger line."""
+        from loopx_core.store.snapshot import event_line
+
+        return event_line(event)
+
+    def _history_line(self, entry: Any) -> str:
+        """A history row's entry, the file store's history line."""
+        from loopx_core.store.snapshot import history_line
+
+        return history_line(entry)
+
+    def _retimed(self, event: Any, at: datetime) -> Any:
+        """`event` at `at` instead (a copy)."""
+        return event.model_copy(update={"at": at})
 
     # -- schema ------------------------------------------------------------------------
     def schema_version(self) -> int | None:
@@ -214,7 +238,7 @@ class PostgresStore(DocumentReads):
     # -- registry ----------------------------------------------------------------------
     def read_registry(self) -> Registry:
         """The registry, validated."""
-        return self._registry(lean=False)  # type: ignore[no-any-return]
+        return self._registry(lean=self._lean_docs)
 
     def update_registry(self, change: Callable[[Registry], T]) -> T:
         """Apply `change` to the registry under its lock, in one transaction."""
@@ -224,7 +248,7 @@ class PostgresStore(DocumentReads):
             registry = self.read_registry()
             result = change(registry)
             race_window()
-            conn.execute("UPDATE loopx_registry SET doc = %s::json", (registry.model_dump_json(),))
+            conn.execute("UPDATE loopx_registry SET doc = %s::json", (self._json(registry),))
             return result
 
         return self.tx.write([REGISTRY_LOCK], body)
@@ -232,7 +256,7 @@ class PostgresStore(DocumentReads):
     # -- goal state --------------------------------------------------------------------
     def read_goal(self, goal_id: str) -> GoalState:
         """A goal's state, validated."""
-        return self._goal(goal_id, lean=False)  # type: ignore[no-any-return]
+        return self._goal(goal_id, lean=self._lean_docs)
 
     def create_goal(self, state: GoalState) -> None:
         """Insert a new goal's first state; `ConflictError` if it has one."""
@@ -243,7 +267,7 @@ class PostgresStore(DocumentReads):
                 raise ConflictError(f"goal {state.goal_id!r} already has a state")
             conn.execute(
                 "INSERT INTO loopx_goals (goal_id, version, doc) VALUES (%s, %s, %s::json)",
-                (state.goal_id, state.version, state.model_dump_json()),
+                (state.goal_id, state.version, self._json(state)),
             )
 
         self.tx.write([goal_key(state.goal_id)], body)
@@ -270,7 +294,7 @@ class PostgresStore(DocumentReads):
             state.version = read_version + 1
             cursor = conn.execute(
                 "UPDATE loopx_goals SET version = %s, doc = %s::json WHERE goal_id = %s AND version = %s",
-                (state.version, state.model_dump_json(), goal_id, read_version),
+                (state.version, self._json(state), goal_id, read_version),
             )
             if cursor.rowcount != 1:
                 raise ConflictError(f"goal {goal_id!r} moved while it was being changed: retry")
@@ -287,7 +311,7 @@ class PostgresStore(DocumentReads):
     # -- scheduler ---------------------------------------------------------------------
     def read_scheduler(self, goal_id: str) -> SchedulerState:
         """The goal's scheduler state, validated (empty if no host reported yet)."""
-        return self._scheduler(goal_id, lean=False)  # type: ignore[no-any-return]
+        return self._scheduler(goal_id, lean=self._lean_docs)
 
     def write_scheduler(self, state: SchedulerState) -> None:
         """Write the goal's scheduler state (goal lock held)."""
@@ -297,14 +321,14 @@ class PostgresStore(DocumentReads):
             lambda conn: conn.execute(
                 "INSERT INTO loopx_scheduler (goal_id, doc) VALUES (%s, %s::json) "
                 "ON CONFLICT (goal_id) DO UPDATE SET doc = EXCLUDED.doc",
-                (state.goal_id, state.model_dump_json()),
+                (state.goal_id, self._json(state)),
             ),
         )
 
     # -- turn journals -----------------------------------------------------------------
     def read_journal(self, goal_id: str, turn_key: str) -> TurnJournal:
         """A turn journal (missing: `NotFoundError`; malformed: `StateInvalidError`)."""
-        return self._journal(goal_id, turn_key, lean=False)  # type: ignore[no-any-return]
+        return self._journal(goal_id, turn_key, lean=self._lean_docs)
 
     def has_journal(self, goal_id: str, turn_key: str) -> bool:
         """True when the turn has a journal (open or a tombstone)."""
@@ -325,7 +349,7 @@ class PostgresStore(DocumentReads):
             lambda conn: conn.execute(
                 "INSERT INTO loopx_journals (goal_id, turn_key, doc) VALUES (%s, %s, %s::json) "
                 "ON CONFLICT (goal_id, turn_key) DO UPDATE SET doc = EXCLUDED.doc",
-                (journal.goal_id, journal.turn_key, journal.model_dump_json()),
+                (journal.goal_id, journal.turn_key, self._json(journal)),
             ),
         )
 
@@ -345,27 +369,28 @@ class PostgresStore(DocumentReads):
             row = conn.execute(
                 "SELECT body::text FROM loopx_events WHERE goal_id = %s ORDER BY seq DESC LIMIT 1", (goal_id,)
             ).fetchone()
-            last = parsed(row[0], "LedgerEvent", "a line of the ledger", self.label) if row else None
+            what = "a line of the ledger"
+            last = parsed(row[0], "LedgerEvent", what, self.label, lean=self._lean_docs) if row else None
             event = build((last.seq + 1) if last else 1, last)
             race_window()
             if last is not None and event.at < last.at:
-                event = event.model_copy(update={"at": last.at})  # keep the ledger ordered by time
-            from loopx_core.store.snapshot import event_line
+                event = self._retimed(event, last.at)  # keep the ledger ordered by time
 
-            writes.insert_event(conn, goal_id, event, event_line(event))
+            writes.insert_event(conn, goal_id, event, self._event_line(event))
             return event
 
         return self.tx.write([goal_key(goal_id)], body)
 
     def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:
         """Ledger events at or after `since`, oldest first."""
-        return self._since(goal_id, since, lean=False)
+        return self._since(goal_id, since, lean=self._lean_docs)
 
     def ledger_all(self, goal_id: str) -> list[LedgerEvent]:
         """The whole ledger, oldest first."""
         return self._events(
             "SELECT body::text FROM loopx_events WHERE goal_id = %s ORDER BY seq",
             (check_id("goal", goal_id),),
+            lean=self._lean_docs,
         )
 
     # -- receipts (one row each, unique in the database) -------------------------------
@@ -374,6 +399,7 @@ class PostgresStore(DocumentReads):
         found = self._events(
             "SELECT body::text FROM loopx_events WHERE goal_id = %s AND kind = 'spend' AND turn_instance_id = %s",
             (check_id("goal", goal_id), turn_instance_id),
+            lean=self._lean_docs,
         )
         return found[0] if found else None
 
@@ -382,6 +408,7 @@ class PostgresStore(DocumentReads):
         found = self._events(
             "SELECT body::text FROM loopx_events WHERE goal_id = %s AND kind = 'void' AND voids_event_id = %s",
             (check_id("goal", goal_id), event_id),
+            lean=self._lean_docs,
         )
         return found[0] if found else None
 
@@ -396,8 +423,6 @@ class PostgresStore(DocumentReads):
 
     def record_run(self, goal_id: str, record: dict[str, Any], markdown: str, entry: RunIndexEntry) -> None:
         """Store the run record (JSON and Markdown) and add `entry` to the history once."""
-        from loopx_core.store.snapshot import history_line
-
         self._ready()
         check_id("goal", goal_id)
 
@@ -406,13 +431,13 @@ class PostgresStore(DocumentReads):
             if not conn.execute(
                 "SELECT 1 FROM loopx_run_index WHERE goal_id = %s AND run_id = %s", (goal_id, entry.run_id)
             ).fetchone():
-                writes.append_history(conn, goal_id, entry.run_id, history_line(entry))
+                writes.append_history(conn, goal_id, entry.run_id, self._history_line(entry))
 
         self.tx.write([goal_key(goal_id)], body)
 
     def read_history(self, goal_id: str, *, last: int | None = None) -> list[RunIndexEntry]:
         """The run history (only its `last` entries if given), oldest first."""
-        return self._history(goal_id, last, lean=False)
+        return self._history(goal_id, last, lean=self._lean_docs)
 
     def read_run(self, goal_id: str, run_id: str) -> dict[str, Any]:
         """One run's full record, as written at its durable writeback."""

@@ -34,10 +34,16 @@ def insert_event(conn: Conn, goal_id: str, event: LedgerEvent, body: str) -> Non
     )
 
 
+def record_json(record: dict[str, Any]) -> str:
+    """A run record's row: compact JSON, key order kept (`store.snapshot.record_json`'s text,
+    without importing the snapshot's models: a settlement command loads no pydantic)."""
+    import json
+
+    return json.dumps(record, ensure_ascii=False)
+
+
 def upsert_run(conn: Conn, goal_id: str, run_id: str, record: dict[str, Any], markdown: str) -> None:
     """A run record (a retried writeback rewrites the record, never the history)."""
-    from loopx_core.store.snapshot import record_json
-
     conn.execute(
         "INSERT INTO loopx_runs (goal_id, run_id, record, markdown) VALUES (%s, %s, %s::json, %s) "
         "ON CONFLICT (goal_id, run_id) DO UPDATE SET record = EXCLUDED.record, markdown = EXCLUDED.markdown",

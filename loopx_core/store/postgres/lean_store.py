@@ -1,0 +1,81 @@
+"""`LeanSettlePostgresStore`: the team store of the settlement commands, in lean objects.
+
+The PostgreSQL twin of `store.lean_store.LeanSettleStore`: the same rows, statements,
+transactions and errors as `PostgresStore` (it is one), but its reads give the objects of
+`loopx_core.models.lean` (the generated readers; pydantic judges any doubt) and its writes
+take them, so a settlement command on the team store loads neither psycopg (its writes go
+through `lean_session`) nor pydantic. Every document is written as `encode_compact` gives it:
+the lean writer's compact JSON once the generated checker reads it back as valid, otherwise
+pydantic validates the record (refusing it with its own error) and its `model_dump_json()`
+is written, so a row is always the bytes `PostgresStore` would write
+(tests/test_postgres_lean_writes.py compares whole turns).
+"""
+
+from __future__ import annotations
+
+from loopx_core.models import lean
+from loopx_core.store.postgres.store import PostgresStore
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a settlement command
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any
+
+_DOUBTS = (lean.Doubt, ValueError, TypeError, AttributeError, KeyError, RecursionError)
+"""What the lean writer or checker may raise on a record it cannot answer for (json's errors
+are ValueErrors; a foreign object has no writer, a pydantic model no checker)."""
+
+
+def _judged(record: Any) -> Any:
+    """`record`'s pydantic twin, validated (pydantic's `ValidationError` if it refuses it)."""
+    if hasattr(record, "model_dump_json"):
+        return record
+    import loopx_core.models as models
+
+    return getattr(models, type(record).__name__).model_validate(lean.dump(record))
+
+
+def encode_compact(record: Any) -> str:
+    """A document's row (lean, or a pydantic model): pydantic's `model_dump_json()`, always."""
+    try:
+        data = lean.dump_compact(record)
+        lean.CHECKERS[type(record).__name__](lean.loads(data))
+        return data.decode()
+    except _DOUBTS:
+        pass
+    return _judged(record).model_dump_json()  # type: ignore[no-any-return]
+
+
+class LeanSettlePostgresStore(PostgresStore):
+    """A `PostgresStore` whose reads give lean objects and whose writes take them (same rows)."""
+
+    models: Any = lean
+    """New records are lean objects: `store.models.TurnJournal(...)` builds the lean twin."""
+    _lean_docs = True
+
+    def _json(self, record: Any) -> str:
+        """A document's row, as `encode_compact` gives it."""
+        return encode_compact(record)
+
+    def _event_line(self, event: Any) -> str:
+        """A ledger row's body: the file store's ledger line of the event's twin."""
+        from loopx_core.store.lean_store import encode_event
+
+        return encode_event(event).decode()
+
+    def _history_line(self, entry: Any) -> str:
+        """A history row's entry: the file store's history line of the entry's twin."""
+        from loopx_core.store.lean_store import encode_history
+
+        return encode_history(entry).decode()
+
+    def _retimed(self, event: Any, at: datetime) -> Any:
+        """A copy of `event` at `at` (a pydantic model's own copy, or the lean object's slots)."""
+        if hasattr(event, "model_copy"):
+            return event.model_copy(update={"at": at})
+        cls = type(event)
+        copy = cls.__new__(cls)
+        for name in cls.__slots__:
+            object.__setattr__(copy, name, getattr(event, name))
+        copy.at = at
+        return copy
