@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from loopx_core.errors import LoopxError
 from loopx_core.store.files import FileStore
-from loopx_core.store.lean_store import LeanSettleStore
+from loopx_core.store.lean_store import LeanSettleStore, open_settle_store
+from tests.pg import Cluster, cluster_fixture, team_project  # noqa: F401  (the session fixture pg_cluster)
 from tests.test_store_contract import (  # noqa: F401  (collected here, run against the lean store)
     test_a_held_lock_times_out_as_lock_timeout,
     test_a_settled_turn_leaves_the_same_records,
@@ -76,3 +77,23 @@ def test_the_string_paths_are_the_file_stores(name: str, which: str, root: str) 
     lean_store, files = LeanSettleStore(root), FileStore(Path(root))
     assert _answer(lambda: PATHS[which](lean_store, name)) == _answer(lambda: PATHS[which](files, name))
     assert lean_store.root == files.root and str(lean_store.state_dir) == str(files.state_dir)
+
+
+def test_a_settlement_command_opens_the_lean_store_of_its_project(
+    tmp_path: Path, pg_cluster: Cluster
+) -> None:
+    from loopx_core.store.postgres.lean_store import LeanSettlePostgresStore
+
+    files = tmp_path / "files"
+    files.mkdir()
+    FileStore(files).init()
+    assert type(open_settle_store(str(files))) is LeanSettleStore
+    assert type(open_settle_store(files)) is LeanSettleStore
+    _, team = team_project(tmp_path / "team", pg_cluster, todos=1)
+    team.close()
+    opened = open_settle_store(str(tmp_path / "team"))
+    try:
+        assert type(opened) is LeanSettlePostgresStore
+        assert type(opened.read_goal("g")).__module__ == "loopx_core.models.lean"
+    finally:
+        opened.close()

@@ -13,7 +13,7 @@ what the pydantic store would not, and what both write is the same bytes
 (tests/test_lean_store_bytes.py). A pydantic model given to it is written as `FileStore` writes it.
 
 Open it with `LeanSettleStore(root)` (a `Path` or a string), or `open_settle_store(root)` for whatever
-store the project chose: this one for files, the chosen store itself for any other.
+store the project chose: this one for files, `LeanSettlePostgresStore` for PostgreSQL.
 """
 
 from __future__ import annotations
@@ -225,16 +225,16 @@ class LeanSettleStore(FileStore):
 
 
 def open_settle_store(root: Path | str) -> Any:
-    """The store of the project at `root` for a settlement command: the lean store on files,
-    the chosen store itself (PostgreSQL) otherwise. Given the root as a string
+    """The store of the project at `root` for a settlement command, in lean objects: this store
+    on files, the team store's lean twin (`postgres.lean_store`) on PostgreSQL. Given the root as a string
     (`roots.find_root_text`), a settlement command on files never loads pathlib."""
     from loopx_core.store.choice import FILES, choose, open_target
 
     target = choose(root).target
     if target == FILES:
         return LeanSettleStore(root)
-    if isinstance(root, str):
+    if isinstance(root, str):  # a team store's root is a Path: notices and commands start there
         from pathlib import Path
 
         root = Path(root)
-    return open_target(root, target)
+    return open_target(root, target, lean=True)
