@@ -56,6 +56,7 @@ class TurnContext:
         validation_ran: tuple[bool, dict[str, Any]] | None = None,
         no_progress: str | None = None,
         release_on_commit: bool = True,
+        host_result: dict[str, Any] | None = None,
     ) -> None:
         self.store = store
         self.goal_id = goal_id
@@ -76,6 +77,13 @@ class TurnContext:
         """The agent's own word that the turn advanced nothing, and why (`--no-progress REASON`)."""
         self.release_on_commit = release_on_commit
         """Free the agent's open-turn slot at commit (the driver frees it after finishing the todo)."""
+        self.host_result = host_result
+        """The host's typed result, journaled (`host_execute`, `typed_result`) with the first
+        step's receipt in one write, unless the journal has them already."""
+        self.renewal: tuple[Any, float] | None = None
+        """The lease renewal the steps run so far ask for: `settle` makes it once, after the last."""
+        self.deferring = False
+        """True while `settle` runs the steps: each step leaves its renewal in `renewal`."""
 
 
 def guard(ctx: TurnContext, journal: TurnJournal) -> tuple[FailureKind, str] | None:
@@ -114,9 +122,15 @@ def journal_step(ctx: TurnContext, kind: StepKind, perform: Callable[[TurnJourna
             refusal = guard(ctx, journal)
             if refusal:
                 return result.fail(refusal[0], str(kind), refusal[1])
+            hosted = ctx.host_result is not None and journal_host_phases(
+                journal, ctx.host_result, ctx.clock()
+            )
+            ctx.host_result = None
             key = f"{journal.settlement_identity().effect_id[:16]}:{kind}"
             done = journal.phase(str(kind))
             if done is not None:
+                if hosted:
+                    store.write_journal(journal)
                 return result.add(
                     SettlementReceipt(str(kind), key, result.identity.effect_id, done.receipt, replayed=True)
                 )
@@ -141,11 +155,33 @@ def journal_step(ctx: TurnContext, kind: StepKind, perform: Callable[[TurnJourna
                 minutes = journal.lease_minutes or DEFAULT_LEASE_MINUTES
                 if journal.status == "committed":  # spent: held for its own `todo complete`
                     minutes = max(minutes, SETTLED_HOLD_MINUTES)
-                hold_lease(store, identity, ctx.clock(), lease_minutes=minutes)
+                if ctx.deferring:  # steps run back to back: one renewal after the last is the same
+                    ctx.renewal = (identity, minutes)
+                else:
+                    hold_lease(store, identity, ctx.clock(), lease_minutes=minutes)
             fault.point("after", str(kind))
             return result.add(SettlementReceipt(str(kind), key, result.identity.effect_id, detail), effect)
 
     return step
+
+
+def journal_host_phases(
+    journal: TurnJournal, host_result: dict[str, Any], now: datetime, duration_seconds: float | None = None
+) -> bool:
+    """Record `host_execute` and `typed_result` (the host's work and its typed result) in
+    `journal` unless it has them; True when it changed."""
+    changed = False
+    if journal.phase("host_execute") is None:
+        receipt: dict[str, Any] = {"reported_by": host_result.get("adapter", "host")}
+        if duration_seconds is not None:
+            receipt["duration_seconds"] = round(duration_seconds, 3)
+        journal.record("host_execute", now, receipt)
+        changed = True
+    if journal.phase("typed_result") is None:
+        journal.host_result = host_result
+        journal.record("typed_result", now, {"status": host_result.get("status", "succeeded")})
+        changed = True
+    return changed
 
 
 def commit(store: Store, journal: TurnJournal, *, release: bool = True) -> None:

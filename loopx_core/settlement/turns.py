@@ -16,7 +16,7 @@ from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, hold_lease, lease_todo
 from loopx_core.ops.require import require_goal, require_worker
 from loopx_core.quota import compute_usage, lookback
 from loopx_core.settlement.runlog import run_id_for
-from loopx_core.settlement.steps import STEP_BUILDERS, TurnContext, guard, run_validation
+from loopx_core.settlement.steps import STEP_BUILDERS, TurnContext, guard, journal_host_phases, run_validation
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
@@ -118,7 +118,15 @@ def settle(ctx: TurnContext, kinds: list[StepKind]) -> tuple[SettlementResult, T
     """Run the given steps of the turn in order (one composed Kleisli arrow)."""
     journal = ctx.store.read_journal(ctx.goal_id, ctx.turn_key)
     start = SettlementResult(journal.settlement_identity())
-    result = compose(*(STEP_BUILDERS[k](ctx) for k in kinds))(start)
+    ctx.deferring, ctx.renewal = True, None
+    try:
+        result = compose(*(STEP_BUILDERS[k](ctx) for k in kinds))(start)
+    finally:
+        ctx.deferring = False
+    if ctx.renewal is not None:  # the lease, renewed once after the steps that asked for it
+        identity, minutes = ctx.renewal
+        ctx.renewal = None
+        hold_lease(ctx.store, identity, ctx.clock(), lease_minutes=minutes)
     return result, ctx.store.read_journal(ctx.goal_id, ctx.turn_key)
 
 
@@ -130,16 +138,8 @@ def record_host_phases(
         journal = ctx.store.read_journal(ctx.goal_id, ctx.turn_key)
         if journal.status == "stopped":
             raise SettlementError("cancelled", "this turn was cancelled", step="host_execute")
-        now = ctx.clock()
-        if journal.phase("host_execute") is None:
-            receipt: dict[str, Any] = {"reported_by": host_result.get("adapter", "host")}
-            if duration_seconds is not None:
-                receipt["duration_seconds"] = round(duration_seconds, 3)
-            journal.record("host_execute", now, receipt)
-        if journal.phase("typed_result") is None:
-            journal.host_result = host_result
-            journal.record("typed_result", now, {"status": host_result.get("status", "succeeded")})
-        ctx.store.write_journal(journal)
+        if journal_host_phases(journal, host_result, ctx.clock(), duration_seconds):
+            ctx.store.write_journal(journal)
 
 
 def cancel_turn(
@@ -275,7 +275,7 @@ def writeback_turn(ctx: TurnContext, *, adapter: str) -> dict[str, Any]:
                 f"{why}: pass --validation-status passed or a --validation-command; nothing was written back",
                 step="validation",
             )
-    record_host_phases(ctx, {"adapter": adapter, "status": "succeeded"})
+    ctx.host_result = {"adapter": adapter, "status": "succeeded"}  # journaled with validation's receipt
     return settle_steps(ctx, [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK], adapter=adapter)
 
 
