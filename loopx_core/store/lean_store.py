@@ -6,8 +6,8 @@ store is a `FileStore` (same files, paths, locks, errors and algorithms) whose r
 objects of `loopx_core.models.lean` (store/lean.py: pydantic judges any doubt) and whose
 writes take them, and whose lock is filelock's own `flock` without filelock (store/lock.py).
 
-Every write goes through `encode`: the generated lean writer's bytes, read back by the
-generated lean checker; on any doubt pydantic judges (it validates the object and its own
+Every write goes through `store.lean_encode`: the generated lean writer's bytes, read back by
+the generated lean checker; on any doubt pydantic judges (it validates the object and its own
 `model_dump_json(indent=2)` is written, or its refusal is raised), so this store never writes
 what the pydantic store would not, and what both write is the same bytes
 (tests/test_lean_store_bytes.py). A pydantic model given to it is written as `FileStore` writes it.
@@ -18,7 +18,6 @@ store the project chose: this one for files, `LeanSettlePostgresStore` for Postg
 
 from __future__ import annotations
 
-import json
 import os
 
 from loopx_core.ids import check_id
@@ -26,6 +25,7 @@ from loopx_core.models import lean
 from loopx_core.models.identity import check_turn_key
 from loopx_core.store import lean as lean_reads
 from loopx_core.store.files import FileLayout, FileStore
+from loopx_core.store.lean_encode import encode, encode_event, encode_history
 from loopx_core.store.ledger import reverse_lines
 from loopx_core.store.lock import flock_lock
 from loopx_core.store.roots import STATE_DIR
@@ -36,62 +36,6 @@ if TYPE_CHECKING:
     from datetime import datetime
     from pathlib import Path
     from typing import Any
-
-
-def _model(name: str) -> Any:
-    """The pydantic model `name` (what a doubt is judged by)."""
-    import loopx_core.models as models
-
-    return getattr(models, name)
-
-
-def _judged(record: Any) -> Any:
-    """`record`'s pydantic twin, validated (pydantic's `ValidationError` if it refuses it)."""
-    if hasattr(record, "model_dump_json"):
-        return record  # a pydantic model already: written as `FileStore` writes it
-    return _model(type(record).__name__).model_validate(lean.dump(record))
-
-
-def encode(record: Any) -> bytes:
-    """The file `record` (lean, or a pydantic model) is written as: pydantic's bytes, always.
-
-    The lean writer's JSON when the generated checker reads it back as a valid document;
-    otherwise pydantic validates the record (refusing it with its own error) and writes it.
-    """
-    name = type(record).__name__
-    try:
-        data = lean.dumps(record)
-        lean.CHECKERS[name](lean.loads(data))
-        return data + b"\n"
-    except (lean.Doubt, ValueError, TypeError, AttributeError, KeyError, RecursionError):
-        pass  # json's errors are ValueErrors; a foreign object has no writer, a model no checker
-    return _judged(record).model_dump_json(indent=2).encode() + b"\n"  # type: ignore[no-any-return]
-
-
-def encode_event(event: Any) -> bytes:
-    """A ledger line (no newline): `model_dump_json(exclude_none=True)` of the event's twin."""
-    try:
-        data = lean.dump_line(event)
-        if lean_reads.canonical_line(data, "LedgerEvent") is not None:
-            return data  # type: ignore[no-any-return]
-        lean.CHECKERS["LedgerEvent"](lean.loads(data))
-        return data  # type: ignore[no-any-return]
-    except (lean.Doubt, ValueError, TypeError, AttributeError, RecursionError):
-        pass
-    return _judged(event).model_dump_json(exclude_none=True).encode()  # type: ignore[no-any-return]
-
-
-def encode_history(entry: Any) -> bytes:
-    """A run history line (no newline): the entry's `model_dump(mode="json")`, compact JSON."""
-    try:
-        data = lean.to_json(entry)
-        line = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
-        lean.CHECKERS["RunIndexEntry"](lean.loads(line))
-        return line
-    except (lean.Doubt, ValueError, TypeError, AttributeError, RecursionError):
-        pass
-    data = _judged(entry).model_dump(mode="json")
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 class LeanSettleStore(FileStore):

@@ -23,7 +23,8 @@ from pydantic import ValidationError
 import loopx_core.models as pydantic_models
 from loopx_core.models import lean
 from loopx_core.ops import todos
-from loopx_core.store.lean_store import LeanSettleStore, encode, encode_event, encode_history
+from loopx_core.store.lean_encode import encode, encode_event, encode_history
+from loopx_core.store.lean_store import LeanSettleStore
 from tests.builders import build_project, settle_turn
 from tests.conftest import T0
 
