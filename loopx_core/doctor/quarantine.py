@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from loopx_core.errors import RefusedError
 from loopx_core.store.atomic import atomic_write_bytes
 from loopx_core.store.files import STATE_DIR
 
@@ -21,6 +22,24 @@ def _stamp(now: datetime) -> str:
     return now.strftime("%Y%m%dT%H%M%SZ")
 
 
+def _confined(state: Path, folder: Path) -> None:
+    """Make `folder` (under `state`), refusing to go through a symbolic link on the way.
+
+    A damaged file may hold what the project keeps private (a notice sink's token, say): moved
+    through a link, it would land wherever the link points, outside the project.
+    """
+    step = state
+    for part in folder.relative_to(state).parts:
+        step = step / part
+        if step.is_symlink():
+            raise RefusedError(
+                f"refusing to quarantine through the symlink {Path(STATE_DIR) / step.relative_to(state)}: "
+                "remove it (quarantine is a folder inside .loopx/), then repair again",
+                code="symlink",
+            )
+    folder.mkdir(parents=True, exist_ok=True)
+
+
 def quarantine(root: Path, path: Path, now: datetime, reason: str) -> str:
     """Move `path` (a file, or whatever stands in its place) into quarantine; its shown new place."""
     state = root / STATE_DIR
@@ -31,7 +50,7 @@ def quarantine(root: Path, path: Path, now: datetime, reason: str) -> str:
         number += 1
         base = state / QUARANTINE / f"{_stamp(now)}-{number}"
     target = base / relative
-    target.parent.mkdir(parents=True, exist_ok=True)
+    _confined(state, target.parent)
     os.replace(path, target)
     note = {"from": str(Path(STATE_DIR) / relative), "at": now.isoformat(), "reason": reason[:300]}
     (target.parent / f"{target.name}.why.json").write_text(json.dumps(note, indent=2) + "\n")
@@ -59,7 +78,7 @@ def cut_torn_tail(root: Path, path: Path, now: datetime) -> str:
     fragment = data[cut:]
     state = root / STATE_DIR
     target = state / QUARANTINE / _stamp(now) / (str(path.relative_to(state)) + ".torn")
-    target.parent.mkdir(parents=True, exist_ok=True)
+    _confined(state, target.parent)
     target.write_bytes(fragment)
     with path.open("r+b") as handle:
         handle.truncate(cut)
