@@ -32,8 +32,15 @@ import atexit, json, os, sys
 from loopx_core.store.postgres import libpq
 from loopx_core.cli import entry
 
-seen = {"connections": [], "handlers_at_exit": None}
+seen = {"connections": [], "handlers_at_exit": None, "statements": 0}
 begin = libpq.LeanConnection.__init__
+execute = libpq.LeanConnection.execute
+
+def executed(self, *args, **kwargs):
+    seen["statements"] += 1
+    return execute(self, *args, **kwargs)
+
+libpq.LeanConnection.execute = executed
 
 def counted(self, *args, **kwargs):
     seen["connections"].append("loopx_core.ops.tick" in sys.modules)
@@ -92,6 +99,7 @@ def test_the_connection_starts_before_the_tick_loads_and_the_process_leaves_at_o
     assert done.returncode == 0 and json.loads(done.stdout)["decision"] == "run"
     assert seen["connections"] == [False]  # one connection, begun before ops.tick was imported
     assert seen["handlers_at_exit"] == 0  # closed by TickStart: the hot exit, no teardown
+    assert seen["statements"] == 2  # the goal's documents in one, the ledger window in the other
 
 
 @pytest.mark.parametrize("fmt", ["json", "markdown"])
@@ -101,6 +109,38 @@ def test_the_packet_is_typer_s(team: Path, fmt: str) -> None:
     typer = run(team, "-f", fmt, env={"LOOPX_NO_FAST_PATH": "1"})
     assert (lean.returncode, lean.stdout) == (typer.returncode, typer.stdout)
     assert lean.returncode == 0
+
+
+DAMAGE = {
+    "sound": "SELECT 1",
+    "no-registry": "DELETE FROM loopx_registry",
+    "no-goal-row": "DELETE FROM loopx_goals",
+    "no-scheduler-row": "DELETE FROM loopx_scheduler",
+    "damaged-goal-row": 'UPDATE loopx_goals SET doc = \'{"schema_version": 1, "goal_id": 7}\'',
+    "damaged-scheduler-row": "INSERT INTO loopx_scheduler VALUES ('g', '[]')",
+    "older-schema": "UPDATE loopx_schema SET version = 1",
+    "newer-schema": "UPDATE loopx_schema SET version = 99",
+    "no-schema": "DROP TABLE loopx_schema",
+    "no-scheduler-table": "DROP TABLE loopx_scheduler",
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_the_first_statement_s_documents_are_what_each_read_finds(
+    team: Path, pg_cluster: Cluster, damage: str
+) -> None:
+    """Whatever the goal's rows hold, the tick that reads them in one statement prints what the
+    tick that reads each on its own prints (typer's, which names no goal up front)."""
+    import psycopg
+
+    dsn = choice.recorded(team)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(DAMAGE[damage])
+    lean = run(team, "-f", "json")
+    typer = run(team, "-f", "json", env={"LOOPX_NO_FAST_PATH": "1"})
+    assert (lean.returncode, lean.stdout) == (typer.returncode, typer.stdout)
+    assert lean.returncode == 0 or damage != "sound"
+    assert lean.returncode != 0 or damage not in ("no-registry", "newer-schema", "no-schema")
 
 
 def test_an_unreachable_store_is_psycopg_s_error_still(tmp_path: Path) -> None:

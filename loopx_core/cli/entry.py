@@ -290,7 +290,7 @@ def _exit(run: Callable[..., int], *values: object) -> NoReturn:
 def _should_run(fast: dict[str, object]) -> NoReturn:
     from loopx_core.store.choice import TickStart
 
-    with TickStart(fast["root"]):  # type: ignore[arg-type]  # a team store's connection starts now
+    with TickStart(fast["root"], fast["goal_id"]):  # type: ignore[arg-type]  # a team store's connection starts now
         _tick(fast)
 
 

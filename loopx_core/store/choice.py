@@ -151,15 +151,15 @@ _STARTED: dict[str, tuple[str, Any]] = {}
 class TickStart:
     """The team store's connection, started before a tick's modules load; closed at the end.
 
-    `with TickStart(root):` around a tick (cli/entry.py's should-run): on a PostgreSQL store the
-    connection starts without waiting (`LeanLink.start`), so the server prepares its session
-    while this process imports the tick's modules, and `open_for_tick` hands the tick that
-    store. At the end the store is closed, so no exit handler is left and the process may leave
+    `with TickStart(root, goal_id):` around a tick (cli/entry.py's should-run): on a PostgreSQL
+    store the connection starts without waiting (`LeanLink.start`), so the server prepares its
+    session while this process imports the tick's modules, and `open_for_tick` hands the tick
+    that store, which reads the goal's documents in its first statement. At the end the store is closed, so no exit handler is left and the process may leave
     at once. Nothing is reported here: whatever goes wrong (no root, a bad choice, no libpq)
     the tick finds again, and says as it always did.
     """
 
-    def __init__(self, root: str | None) -> None:
+    def __init__(self, root: str | None, goal_id: str | None = None) -> None:
         self.store: Any = None
         try:
             from loopx_core.store.roots import find_root_text
@@ -169,6 +169,7 @@ class TickStart:
             if target != FILES:
                 self.store = open_target(text, target)
                 self.store.lean_link.at_exit = False  # closed by `__exit__`, before the hot exit
+                self.store.tick_goal = goal_id
                 self.store.lean_link.start()
                 _STARTED[text] = (target, self.store)
         except Exception:  # the tick meets the same trouble and reports it

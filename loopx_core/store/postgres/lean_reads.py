@@ -12,8 +12,11 @@ from __future__ import annotations
 
 from _thread import get_ident
 
+from loopx_core.errors import LoopxError
+from loopx_core.ids import check_id
 from loopx_core.store.postgres.common import LEAN_CONNECT_TIMEOUT_S, LIBPQ_OPTIONS
-from loopx_core.store.postgres.reads import DocumentReads
+from loopx_core.store.postgres.reads import GOAL, REGISTRY, SCHEDULER, DocumentReads
+from loopx_core.store.postgres.schema import LATEST
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
 if TYPE_CHECKING:
@@ -29,6 +32,8 @@ if TYPE_CHECKING:
         root: Path | str
         label: str
         lean_link: LeanLink
+        tick_goal: str | None
+        _schema_checked: bool
 
         @property
         def in_transaction(self) -> bool:
@@ -102,6 +107,15 @@ class LeanLink:
             conn.close()  # the exit handler, if any, stays: Python 3.11 counts it even once unregistered
 
 
+TICK_DOCUMENTS = (
+    "SELECT (SELECT version FROM loopx_schema), (SELECT doc::text FROM loopx_registry), "
+    "(SELECT doc::text FROM loopx_goals WHERE goal_id = %s), "
+    "(SELECT doc::text FROM loopx_scheduler WHERE goal_id = %s)"
+)
+"""A tick's first statement: what `VERSION`, `REGISTRY`, `GOAL` and `SCHEDULER` select, in one
+row (each table holds at most one such row: singletons and primary keys)."""
+
+
 class LeanPostgresReads(DocumentReads):
     """The reads of a `PostgresStore` a tick (and a host's hooks) make, through libpq and the lean readers.
 
@@ -114,12 +128,17 @@ class LeanPostgresReads(DocumentReads):
         self.store = store
         self.root = store.root
         self.label = store.label
+        self._prefetched: dict[tuple[str, tuple[Any, ...]], list[tuple[Any, ...]]] = {}
 
     def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        """Over libpq when the store is not inside a transaction and the link is sure, else psycopg."""
+        """Over libpq when the store is not inside a transaction and the link is sure, else psycopg
+        (a document the first statement brought is taken from there, once)."""
         from loopx_core.store.postgres.libpq import Doubt
 
         if not self.store.in_transaction:
+            found = self._prefetched.pop((sql, params), None)
+            if found is not None:
+                return found
             try:
                 return self.store.lean_link.rows(sql, params)
             except Doubt:
@@ -127,8 +146,33 @@ class LeanPostgresReads(DocumentReads):
         return self.store._rows(sql, params)
 
     def _ready(self) -> None:
-        """The store's schema check (the latest version confirmed over libpq, else psycopg's)."""
-        self.store._ready()
+        """The store's schema check; for a tick that named its goal (`choice.TickStart`), one
+        statement confirms the latest schema and brings the registry, the goal's state and its
+        scheduler state with it (one snapshot, one round trip instead of four)."""
+        store = self.store
+        if not store._schema_checked and store.tick_goal is not None and not store.in_transaction:
+            self._prefetch(store.tick_goal)
+        store._ready()
+
+    def _prefetch(self, goal_id: str) -> None:
+        """`TICK_DOCUMENTS` over libpq; any doubt, or a schema not the latest, leaves it to `_ready`."""
+        from loopx_core.store.postgres.libpq import Doubt
+
+        try:
+            goal = check_id("goal", goal_id)
+            found = self.store.lean_link.rows(TICK_DOCUMENTS, (goal, goal))
+        except (LoopxError, Doubt):
+            return
+        if len(found) != 1 or found[0][0] != LATEST:
+            return
+        _, registry, state, scheduler = found[0]
+        for key, doc in (
+            ((REGISTRY, ()), registry),
+            ((GOAL, (goal,)), state),
+            ((SCHEDULER, (goal,)), scheduler),
+        ):
+            self._prefetched[key] = [] if doc is None else [(doc,)]
+        self.store._schema_checked = True
 
     def read_registry(self) -> Any:
         """The registry (lean)."""

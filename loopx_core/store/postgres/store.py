@@ -73,6 +73,8 @@ class PostgresStore(DocumentReads):
         self.lean_link = LeanLink(dsn, enabled=not pooled)  # a pooled store (a long process) has psycopg
         self._lean: LeanSession | None = None  # the writes' libpq session, made on first use
         self._schema_checked = False
+        self.tick_goal: str | None = None
+        """The goal a tick will read (`choice.TickStart`): its documents come in its first statement."""
 
     @property
     def state_dir(self) -> Path:
