@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import stat
 from collections.abc import Iterable
 from itertools import islice
 from pathlib import Path
@@ -126,6 +127,16 @@ class FileSink(NoticeSink):
 
         path = file_path(url, root)
         marker = f'"notice_id":"{notice.notice_id}"'.encode()
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
+            mode = None  # the first notice creates it
+        except OSError as exc:
+            raise SinkError(f"cannot append to {path.name}: {exc.strerror or exc}") from None
+        if mode is not None and not stat.S_ISREG(mode):
+            # a FIFO nobody reads would block the delivery (and the command) for ever; a device
+            # such as /dev/zero reads without end
+            raise SinkError(f"cannot append to {path.name}: it is not a regular file") from None
         try:
             if any(marker in line for line in islice(reverse_lines(path), DEDUP_LINES)):
                 return
