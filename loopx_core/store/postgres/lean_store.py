@@ -46,6 +46,32 @@ def encode_compact(record: Any) -> str:
     return _judged(record).model_dump_json()  # type: ignore[no-any-return]
 
 
+def encode_event(event: Any) -> str:
+    """A ledger row's body: `model_dump_json(exclude_none=True)` of the event's twin (the file
+    store's ledger line; `store.lean_store.encode_event`'s, which this package may not import:
+    that module opens stores through `choice`)."""
+    try:
+        data = lean.dump_line(event)
+        lean.CHECKERS["LedgerEvent"](lean.loads(data))
+        return data.decode()  # type: ignore[no-any-return]
+    except _DOUBTS:
+        pass
+    return _judged(event).model_dump_json(exclude_none=True)  # type: ignore[no-any-return]
+
+
+def encode_history(entry: Any) -> str:
+    """A history row's entry: the entry's `model_dump(mode="json")` as compact JSON."""
+    import json
+
+    try:
+        line = json.dumps(lean.to_json(entry), ensure_ascii=False, separators=(",", ":"))
+        lean.CHECKERS["RunIndexEntry"](lean.loads(line))
+        return line
+    except _DOUBTS:
+        pass
+    return json.dumps(_judged(entry).model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+
+
 class LeanSettlePostgresStore(PostgresStore):
     """A `PostgresStore` whose reads give lean objects and whose writes take them (same rows)."""
 
@@ -58,16 +84,12 @@ class LeanSettlePostgresStore(PostgresStore):
         return encode_compact(record)
 
     def _event_line(self, event: Any) -> str:
-        """A ledger row's body: the file store's ledger line of the event's twin."""
-        from loopx_core.store.lean_store import encode_event
-
-        return encode_event(event).decode()
+        """A ledger row's body, as `encode_event` gives it."""
+        return encode_event(event)
 
     def _history_line(self, entry: Any) -> str:
-        """A history row's entry: the file store's history line of the entry's twin."""
-        from loopx_core.store.lean_store import encode_history
-
-        return encode_history(entry).decode()
+        """A history row's entry, as `encode_history` gives it."""
+        return encode_history(entry)
 
     def _retimed(self, event: Any, at: datetime) -> Any:
         """A copy of `event` at `at` (a pydantic model's own copy, or the lean object's slots)."""
