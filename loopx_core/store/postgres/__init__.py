@@ -1,4 +1,4 @@
-"""The PostgreSQL team store: imported only when a project uses it (psycopg only on its first statement)."""
+"""The PostgreSQL team store: imported only when a project uses it (psycopg only where libpq is in doubt)."""
 
 from loopx_core.store.postgres.common import StoreUnavailableError
 from loopx_core.store.postgres.store import PostgresStore

@@ -4,12 +4,15 @@ Each document (registry, goal state, journal, scheduler state, run record) is on
 holding the JSON the file store would write, validated by the same models on every read;
 ledger events and history lines are rows of append-only tables with a unique constraint
 per receipt (one spend per turn instance, one void per spend, one history line per run).
-Locks, retries and transactions: `session`. The project folder keeps only what is local to
-the machine (`.loopx/store.json` naming this store, host hook state).
+Locks, retries and transactions: `session` (psycopg) and `lean_session` (libpq through
+ctypes, the same statements, psycopg on any doubt). The project folder keeps only what is
+local to the machine (`.loopx/store.json` naming this store, host hook state).
 
-pydantic and the models load on a write or a validated read only, and psycopg on the first
-statement through it: a tick reads through `lean_reads()` (`lean_reads.LeanPostgresReads`:
-libpq through ctypes and the generated lean readers, psycopg and pydantic on any doubt).
+pydantic and the models load on a validated read or a write of a model only, and psycopg
+only where the lean transport is unsure (or for a pooled store, a migration, the schema's
+creation): a tick reads through `lean_reads()` (`lean_reads.LeanPostgresReads`: libpq and the
+generated lean readers), a settlement command writes through `tx` (`lean_session`), and
+`lean_store.LeanSettlePostgresStore` reads and writes lean objects, so neither loads either.
 """
 
 from __future__ import annotations
