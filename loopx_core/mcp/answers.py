@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -85,21 +85,53 @@ def unsendable(value: object) -> tuple[str, str] | None:
 
 
 def _find(value: object, pattern: re.Pattern[str]) -> tuple[str, str] | None:
+    for where, text in _strings(value):
+        if found := pattern.search(text):
+            return where, f"\\u{ord(found[0]):04x}"
+    return None
+
+
+def _strings(value: object) -> Iterator[tuple[str, str]]:
+    """Every string in `value`, keys included, with where it is (an argument name for a top-level key)."""
     stack: list[tuple[str, object]] = [("", value)]
     seen: set[int] = set()
     while stack:
         where, item = stack.pop()
         if isinstance(item, str):
-            if found := pattern.search(item):
-                return where or "arguments", f"\\u{ord(found[0]):04x}"
+            yield where or "arguments", item
         elif isinstance(item, dict | list | tuple) and id(item) not in seen:
             seen.add(id(item))
             pairs = item.items() if isinstance(item, dict) else enumerate(item)
             for key, inner in reversed(list(pairs)):
-                if isinstance(key, str) and (found := pattern.search(key)):
-                    return (f"{where}, a key" if where else "an argument name"), f"\\u{ord(found[0]):04x}"
+                if isinstance(key, str):
+                    yield (f"{where}, a key" if where else "an argument name"), key
                 stack.append((f"{where}[{shorten(repr(key))}]" if where else shorten(str(key)), inner))
-    return None
+
+
+MAX_TEXT = 131_072
+"""Longest string argument, in characters: Linux's longest command-line word (MAX_ARG_STRLEN), so
+no tool takes a text its CLI twin could not be given (the dashboard's fields stop at 2,000)."""
+MAX_ALL_TEXT = 2_097_152
+"""Most text in one call's arguments, in characters: a whole command line's (ARG_MAX)."""
+
+
+def too_long(tool: str, value: object, accepted: Iterable[str]) -> UsageError | None:
+    """The usage error for arguments holding a string, or text in all, longer than a command line carries."""
+    total = 0
+    for where, text in _strings(value):
+        if len(text) > MAX_TEXT:
+            problem = f"{where}: longer than {MAX_TEXT} characters ({len(text)})"
+            break
+        total += len(text)
+        if total > MAX_ALL_TEXT:
+            problem = f"arguments: more than {MAX_ALL_TEXT} characters of text in all"
+            break
+    else:
+        return None
+    names = ", ".join(accepted) or "none"
+    return UsageError(
+        f"invalid arguments for {tool}: {problem}, more than a command line carries (its arguments: {names})"
+    )
 
 
 def not_text(tool: str, where: str, char: str, accepted: Iterable[str]) -> UsageError:

@@ -13,6 +13,7 @@ Two SDK hooks, both at the level where the SDK decides:
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -56,6 +57,13 @@ class LoopxServer(MCPServer[Any]):
     def __init__(self, tools: list[Tool], roots: Callable[[], list[Path]], **settings: Any) -> None:
         super().__init__(SERVER_NAME, tools=tools, **settings)
         self._arguments = {t.name: list(t.fn_metadata.arg_model.model_fields) for t in tools}
+        # Free text: the arguments that are not ids (an id's own pattern bounds it, and says so).
+        self._free_text = {
+            t.name: {
+                n for n, schema in t.parameters["properties"].items() if '"pattern"' not in json.dumps(schema)
+            }
+            for t in tools
+        }
         self._roots = roots
 
     async def call_tool(
@@ -68,6 +76,9 @@ class LoopxServer(MCPServer[Any]):
         # fails deep inside a tool, when its answer or a file is written; a NUL would be stored.
         if found := answers.unsendable(arguments):
             return self.refusal(answers.not_text(name, *found, self._arguments[name]))
+        free = {k: v for k, v in arguments.items() if k in self._free_text[name]}
+        if refused := answers.too_long(name, free, self._arguments[name]):
+            return self.refusal(refused)  # a 20 MB title would be stored, and echoed back whole
         try:
             return await super().call_tool(name, arguments, context)
         except MCPError:
