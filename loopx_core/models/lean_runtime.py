@@ -27,9 +27,10 @@ class Doubt(Exception):
 
 _REQUIRED = object()
 TIME_PATTERN = (
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?(?:Z|[+-][0-9]{2}:[0-9]{2})"
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?(?:Z|[+-][0-9]{2}:[0-5][0-9])"
 )
-"""The text of a time LoopX reads (a canonical line's regex embeds it: `_time_text` then trusts it)."""
+"""The text of a time LoopX reads (a canonical line's regex embeds it: `_time_text` then trusts it).
+An offset's minutes stop at 59: `datetime.fromisoformat` takes `+00:60` as an hour, pydantic refuses it."""
 _TIME = re.compile(TIME_PATTERN)
 
 
@@ -44,15 +45,26 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):  # a key given twice: pydantic validates both values of a dict field
+        raise Doubt
+    return value
+
+
+_DECODER = json.JSONDecoder(parse_constant=_doubt, parse_float=_finite_float, object_pairs_hook=_object)
+
+
 def loads(data: bytes | str) -> Any:
-    """JSON as pydantic's parser would read it, or `Doubt` (NaN, Infinity, a lone surrogate, ...)."""
+    """JSON as pydantic's parser would read it, or `Doubt` (NaN, Infinity, a lone surrogate, a
+    key given twice, ...)."""
     if isinstance(data, bytes):
         if b"\\ud" in data or b"\\uD" in data:
             raise Doubt
         text = data.decode("utf-8")
     else:
         text = data
-    return json.loads(text, parse_constant=_doubt, parse_float=_finite_float)
+    return _DECODER.decode(text)
 
 
 _UNSET = object()
