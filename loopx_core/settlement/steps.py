@@ -80,10 +80,6 @@ class TurnContext:
         self.host_result = host_result
         """The host's typed result, journaled (`host_execute`, `typed_result`) with the first
         step's receipt in one write, unless the journal has them already."""
-        self.renewal: tuple[Any, float] | None = None
-        """The lease renewal the steps run so far ask for: `settle` makes it once, after the last."""
-        self.deferring = False
-        """True while `settle` runs the steps: each step leaves its renewal in `renewal`."""
 
 
 def guard(ctx: TurnContext, journal: TurnJournal) -> tuple[FailureKind, str] | None:
@@ -155,10 +151,7 @@ def journal_step(ctx: TurnContext, kind: StepKind, perform: Callable[[TurnJourna
                 minutes = journal.lease_minutes or DEFAULT_LEASE_MINUTES
                 if journal.status == "committed":  # spent: held for its own `todo complete`
                     minutes = max(minutes, SETTLED_HOLD_MINUTES)
-                if ctx.deferring:  # steps run back to back: one renewal after the last is the same
-                    ctx.renewal = (identity, minutes)
-                else:
-                    hold_lease(store, identity, ctx.clock(), lease_minutes=minutes)
+                hold_lease(store, identity, ctx.clock(), lease_minutes=minutes)
             fault.point("after", str(kind))
             return result.add(SettlementReceipt(str(kind), key, result.identity.effect_id, detail), effect)
 

@@ -118,15 +118,7 @@ def settle(ctx: TurnContext, kinds: list[StepKind]) -> tuple[SettlementResult, T
     """Run the given steps of the turn in order (one composed Kleisli arrow)."""
     journal = ctx.store.read_journal(ctx.goal_id, ctx.turn_key)
     start = SettlementResult(journal.settlement_identity())
-    ctx.deferring, ctx.renewal = True, None
-    try:
-        result = compose(*(STEP_BUILDERS[k](ctx) for k in kinds))(start)
-    finally:
-        ctx.deferring = False
-    if ctx.renewal is not None:  # the lease, renewed once after the steps that asked for it
-        identity, minutes = ctx.renewal
-        ctx.renewal = None
-        hold_lease(ctx.store, identity, ctx.clock(), lease_minutes=minutes)
+    result = compose(*(STEP_BUILDERS[k](ctx) for k in kinds))(start)
     return result, ctx.store.read_journal(ctx.goal_id, ctx.turn_key)
 
 
