@@ -7,6 +7,7 @@ exactly one writeback, and the journal a legal phase prefix.
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,38 @@ def test_skips_when_should_run_says_so(tmp_path: Path) -> None:
     skipped = run_once(tmp_path)
     assert skipped.exit_code == 0 and json.loads(skipped.stdout)["status"] == "skipped"
     assert not (tmp_path / "work.log").exists()
+
+
+STEP_OF = {
+    "validation": ("writeback", 30),
+    "durable_writeback": ("writeback", 30),
+    "quota_spend": ("quota spend", 7 * 24 * 60),
+}
+"""Each settlement step a host's command runs: that command, and the lease it leaves (minutes)."""
+
+
+@pytest.mark.parametrize("step", sorted(STEP_OF))
+def test_a_crash_right_after_a_step_keeps_the_lease_it_made(tmp_path: Path, step: str) -> None:
+    """The host protocol's commands (not the driver), killed right after `step`'s receipt: the
+    todo's lease is the one that step renewed (a spent turn's 7-day hold included), so no other
+    agent may take the todo over sooner than had the command finished."""
+    project(tmp_path)
+    who = ("-g", "g", "-a", "builder")
+    begun = run_loopx("turn", "begin", *who, "-t", "t1", root=tmp_path)
+    key = json.loads(begun.stdout)["turn_key"]
+    later = "2026-11-29T12:20:00Z"  # 20 minutes after the begin (T0): a renewal moves the expiry
+    commands = {
+        "writeback": ["writeback", *who, "-k", key, "-s", "done", "--validation-status", "passed"],
+        "quota spend": ["quota", "spend", *who, "-k", key],
+    }
+    command, minutes = STEP_OF[step]
+    for name, argv in commands.items():
+        fault = {"LOOPX_FAULT": f"after:{step}"} if name == command else {}
+        done = run_loopx(*argv, root=tmp_path, now=later, env=fault)
+        if name == command:
+            assert done.exit_code == FAULT_EXIT_CODE, done.stderr
+            break
+        assert done.exit_code == 0, done.stderr
+    todo = json.loads((tmp_path / ".loopx/goals/g/state.json").read_text())["todos"][0]
+    expected = datetime.fromisoformat(later) + timedelta(minutes=minutes)
+    assert datetime.fromisoformat(todo["lease_expires_at"]) == expected, todo
