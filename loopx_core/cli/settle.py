@@ -25,9 +25,9 @@ def open_root(root: str | None) -> Store:
     no pydantic unless a value is in doubt; tests/test_lean_settlement_parity.py), else the
     store typer's `common.store` opens."""
     from loopx_core.store.lean_store import open_settle_store
-    from loopx_core.store.roots import find_root
+    from loopx_core.store.roots import find_root_text
 
-    return open_settle_store(find_root(root))
+    return open_settle_store(find_root_text(root))  # a string: no pathlib unless a path is asked for
 
 
 def result_markdown(packet: dict[str, Any]) -> str:
