@@ -65,6 +65,9 @@ def hot_commands(
     stop = json.dumps({"session_id": "bench", "cwd": str(big)}).encode()
     steps = {
         "should-run, big (200 todos, 2,000 spends)": should_run_big,
+        "should-run --surface codex-app, big": lambda: (
+            loopx(big, "quota", "should-run", *WHO, "--surface", "codex-app").ms
+        ),
         "should-run, empty ledger": lambda: loopx(empty, "quota", "should-run", *WHO).ms,
         "should-run, 100,000 events + 1,000 todos": lambda: loopx(huge, "quota", "should-run", *WHO).ms,
         "should-run, empty ledger + 1,000 todos": lambda: loopx(todos_only, "quota", "should-run", *WHO).ms,
@@ -269,6 +272,7 @@ def main() -> None:
         big_goal(todos_only, T0, todos_open=1_000, spends=0)
         budgets = {
             "should-run, big (200 todos, 2,000 spends)": "<= 3x",
+            "should-run --surface codex-app, big": "<= 3x",
             "hook claude-stop, big": "<= 3x",
             "hook claude-session-start, big": "<= 3x",
             "heartbeat-prompt (codex-app)": "<= 3x",
