@@ -13,12 +13,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from psycopg import connect as psycopg_connection
 
 from loopx_core.store import choice
 from loopx_core.store.postgres import PostgresStore, libpq
@@ -198,3 +200,63 @@ def test_libpq_loads_lazily_and_a_library_that_cannot_load_is_an_os_error(tmp_pa
     for missing in (tmp_path / "libnothing.so", tmp_path / "absent.so"):
         with pytest.raises(OSError):
             libc.open_lazily(str(missing))
+
+
+SETTLE = """\
+import atexit, json, sys
+from loopx_core.cli import entry
+
+leave = entry._leave
+
+def watched(code):
+    sys.stderr.write(json.dumps({"handlers_at_exit": atexit._ncallbacks()}) + "\\n")
+    leave(code)
+
+entry._leave = watched
+sys.argv = ["loopx", *sys.argv[1:]]
+entry.main()
+"""
+
+
+def test_a_settlement_command_leaves_at_once_and_the_server_logs_nothing(
+    team: Path, pg_cluster: Cluster
+) -> None:
+    """A plain session (here a unix socket) is left to the process's exit: no exit handler, so a
+    settlement command leaves without teardown, and the server logs nothing for the session."""
+    log = pg_cluster.base / "server.log"
+    before = log.read_text(errors="replace")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            SETTLE,
+            "--root",
+            str(team),
+            "turn",
+            "begin",
+            "-g",
+            "g",
+            "-a",
+            "builder",
+            "-t",
+            "t1",
+        ],
+        capture_output=True,
+        text=True,
+        env={"LOOPX_COVERAGE": "off", "LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(team)},
+        cwd=REPO,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == {"handlers_at_exit": 0}
+    time.sleep(0.3)  # the backend notices the end of its client
+    assert log.read_text(errors="replace")[len(before) :] == ""
+    with psycopg_connection(choice.recorded(team)) as conn:
+        assert conn.execute("SELECT count(*) FROM loopx_journals").fetchone() == (1,)
+
+
+def test_a_session_over_a_unix_socket_is_not_encrypted(team: Path) -> None:
+    connection = libpq.LeanConnection(choice.recorded(team), {})
+    assert connection.rows("SELECT 1", ()) == [(1,)]
+    assert connection.encrypted() is False
+    connection.close()

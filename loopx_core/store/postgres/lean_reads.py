@@ -54,8 +54,11 @@ class LeanLink:
         self.thread = get_ident()
         """The thread the link serves (another thread's statements are psycopg's)."""
         self.at_exit = True
-        """Close the connection at the interpreter's exit; False where the owner closes it
-        (`choice.TickStart`): an exit handler, even unregistered, costs the hot exit (cli/entry.py)."""
+        """Close an encrypted session at the interpreter's exit (over TLS or GSS a server logs a
+        session that just stops); False where the owner closes it (`choice.TickStart`). A plain
+        session (a unix socket, TCP without TLS) is left to the process's exit: the server logs
+        nothing for it (its end-of-file is a DEBUG1 message), and an exit handler, even one
+        unregistered, costs a hot command its quick exit (cli/entry.py's `_leave`)."""
         self._registered = False
 
     def start(self) -> None:
@@ -77,16 +80,21 @@ class LeanLink:
         if self._conn is None:
             try:
                 options = {**LIBPQ_OPTIONS, "connect_timeout": str(LEAN_CONNECT_TIMEOUT_S)}
-                self._conn = libpq.LeanConnection(self.dsn, options, timeout=LEAN_CONNECT_TIMEOUT_S)
+                self._conn = libpq.LeanConnection(
+                    self.dsn, options, timeout=LEAN_CONNECT_TIMEOUT_S, on_ready=self._ready
+                )
             except libpq.Doubt:
                 self.enabled = False
                 raise
-            if self.at_exit and not self._registered:
-                import atexit  # a C module: end the session cleanly at exit, as psycopg's finaliser does
-
-                atexit.register(self.close)
-                self._registered = True
         return self._conn
+
+    def _ready(self, conn: LeanConnection) -> None:
+        """The session is up: an encrypted one is closed at exit (see `at_exit`)."""
+        if self.at_exit and not self._registered and conn.encrypted():
+            import atexit  # a C module: end the session cleanly at exit, as psycopg's finaliser does
+
+            atexit.register(self.close)
+            self._registered = True
 
     def rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         """The statement's rows over libpq; `libpq.Doubt` (and the link off for good) when unsure."""

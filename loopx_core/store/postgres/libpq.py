@@ -23,7 +23,7 @@ from loopx_core.store.postgres import libc
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any
 
 c_char_pp = ctypes.POINTER(ctypes.c_char_p)
@@ -138,6 +138,10 @@ psycopg's path (a notice receiver with no handler) prints nothing."""
 
 def _prototypes(lib: Any) -> None:
     p, i, s = ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p
+    for name in ("PQsslInUse", "PQgssEncInUse"):  # optional: an older libpq lacks one, nothing else
+        function = getattr(lib, name, None)
+        if function is not None:
+            function.restype, function.argtypes = i, [p]
     for name, restype, argtypes in (
         ("PQconnectStartParams", p, [c_char_pp, c_char_pp, i]),
         ("PQconnectPoll", i, [p]),
@@ -240,7 +244,14 @@ class LeanConnection:
     `timeout` seconds from the start, as libpq's `connect_timeout` would.
     """
 
-    def __init__(self, dsn: str, options: dict[str, str], *, timeout: float = 2.0) -> None:
+    def __init__(
+        self,
+        dsn: str,
+        options: dict[str, str],
+        *,
+        timeout: float = 2.0,
+        on_ready: Callable[[LeanConnection], None] | None = None,
+    ) -> None:
         lib = library()
         if "\x00" in dsn or any("\x00" in v for v in options.values()):
             raise Doubt("a NUL byte")
@@ -253,6 +264,7 @@ class LeanConnection:
         self._deadline = monotonic() + timeout
         self._lib = lib
         self._ready = False
+        self._on_ready = on_ready  # told once the session is up
         # expand_dbname: the DSN is expanded in place, so the options after it win (as psycopg's do)
         self._conn = lib.PQconnectStartParams(
             _strings([k for k, _ in pairs]), _strings([v for _, v in pairs]), 1
@@ -306,6 +318,18 @@ class LeanConnection:
             self.close()
             raise Doubt("not connected")
         self._ready = True
+        if self._on_ready is not None:
+            self._on_ready(self)
+
+    def encrypted(self) -> bool:
+        """True when the session runs over TLS or GSS encryption (or libpq cannot say)."""
+        conn = self._conn
+        if conn is None:
+            return False
+        found = [getattr(self._lib, name, None) for name in ("PQsslInUse", "PQgssEncInUse")]
+        if any(function is None for function in found):
+            return True  # an older libpq: assume the worst
+        return any(function(conn) for function in found)
 
     def _encoding(self) -> bytes | None:
         return self._lib.PQparameterStatus(self._conn, b"client_encoding")  # type: ignore[no-any-return]
