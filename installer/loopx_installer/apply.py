@@ -76,6 +76,27 @@ def _record_sha(record: FileRecord, text: str | None) -> str | None:
     return fingerprint(text, record.rel, keys) if owned else sha256(text)
 
 
+def _rebase(record: FileRecord, action: Action) -> None:
+    """After a write over the user's edits, only their text as it is now may ever be put back."""
+    if action.rebase:
+        record.original = action.original
+    if action.forget:
+        record.written_sha256 = None
+
+
+def _remember(record: FileRecord, action: Action, fresh: bool) -> None:
+    """Record what LoopX wrote. A file LoopX leaves as it is (`unchanged`) keeps the sha of what
+    LoopX last wrote: re-recording the file's current text would pass the user's edits since off
+    as LoopX's, and uninstall would then put back the bytes from before the install over them.
+    An owned file left as it is is exactly LoopX's rendering, so its sha may be taken again."""
+    owned = all(owner.get("merge") == "owned" for owner in record.owners.values())
+    if action.after is not None:
+        record.written_sha256 = _record_sha(record, action.after)
+    elif fresh or owned:
+        record.written_sha256 = _record_sha(record, action.before)
+    _rebase(record, action)
+
+
 def apply(
     host: str, actions: list[Action], manifest: Manifest, executables: set[str], *, force: bool
 ) -> list[str]:
@@ -96,17 +117,17 @@ def apply(
         if action.force_replace and action.before is not None:
             backups.append(_backup(manifest, action, stamp))
         if action.owner:  # install side: create / update / merge / unchanged
-            if record is None or action.status == "create":
+            fresh = record is None or action.status == "create"
+            if fresh:
                 # a record whose file is gone is stale: the file LoopX creates now is this host's alone
                 record = manifest.files[name] = FileRecord(action.base, action.rel, original=action.before)
+            assert record is not None
             if action.after is not None:
                 root = manifest.roots[record.base]
                 record.created_dirs = sorted({*record.created_dirs, *_created(action.path, root)})
                 _write(action.path, action.after, 0o755 if name in executables else 0o644)
             record.owners[host] = action.owner
-            record.written_sha256 = _record_sha(
-                record, action.after if action.after is not None else action.before
-            )
+            _remember(record, action, fresh)
             continue
         if record is None:
             continue
@@ -124,6 +145,7 @@ def apply(
                 action.path.unlink(missing_ok=True)
                 emptied.update(manifest.dirs_of(record))
             record.written_sha256 = sha256(action.after) if action.after else None
+            _rebase(record, action)
         if not record.owners:
             if not action.path.exists():
                 emptied.update(manifest.dirs_of(record))

@@ -373,8 +373,11 @@ unmerge_markdown = blocks.unmerge
 
 
 def has_markdown(current: str, block: str, owner: str) -> bool:
-    """True when the marked block is present with this body."""
-    return merge_markdown(current, block, owner) == current
+    """True when the marked block is present with this body (False for a damaged block: drift)."""
+    try:
+        return merge_markdown(current, block, owner) == current
+    except ConflictError:
+        return False
 
 
 # -- one entry point per operation ------------------------------------------------------------

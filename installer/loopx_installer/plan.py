@@ -38,6 +38,12 @@ class Action:
     """Replaces something LoopX did not write (--force): the file is backed up first."""
     base: str = "target"
     rel: str = ""
+    rebase: bool = False
+    """The user edited the file since LoopX last wrote it: what uninstall may put back becomes
+    `original` (the file as it is now without LoopX's parts), not the bytes before the install."""
+    original: str | None = None
+    forget: bool = False
+    """The user's text cannot be told from LoopX's: record no sha, so nothing is ever restored."""
 
 
 @dataclass(frozen=True)
@@ -186,9 +192,36 @@ def _install_one(
         return Action(place.path, place.shown, "create", None, after, owner)
     if after == current:
         return Action(place.path, place.shown, "unchanged", current, None, owner)
-    return Action(
+    action = Action(
         place.path, place.shown, "merge", current, after, owner, detail, force_replace=force_replace
     )
+    return _rebased(action, record, current)
+
+
+def user_text(owners: dict[str, dict[str, Any]], text: str | None, shown: str) -> str | None:
+    """`text` without every merged owner's part: the user's own text (None: nothing of theirs)."""
+    for name, owner in owners.items():
+        if text is None:
+            break
+        if owner.get("merge") in ("json", "toml", "markdown"):
+            text = merge.rewrite(owner["merge"], text, _fragment(owner), None, shown, name)
+    return text
+
+
+def _rebased(action: Action, record: FileRecord | None, current: str | None) -> Action:
+    """Mark a write over a file the user edited since LoopX last wrote it: the bytes from before
+    the install no longer hold what the user wrote, so uninstall may only put back the user's
+    text as it is now (LoopX's parts taken out), never the older original."""
+    if record is None or current is None or sha256(current) == record.written_sha256:
+        return action
+    action.rebase = True
+    try:
+        action.original = user_text(record.owners, current, action.shown)
+    except ConflictError:
+        action.original = None
+        action.rebase = False
+        action.forget = True
+    return action
 
 
 def plan_uninstall(host: str, manifest: Manifest, *, force: bool) -> list[Action]:
@@ -237,4 +270,5 @@ def _uninstall_one(
         return Action(path, shown, "remove", current, None)
     if after == current:
         return Action(path, shown, "unchanged", current, None, detail="LoopX's part was already gone")
-    return Action(path, shown, "merge", current, after or "", detail="LoopX's part taken out")
+    action = Action(path, shown, "merge", current, after or "", detail="LoopX's part taken out")
+    return _rebased(action, record, current)
