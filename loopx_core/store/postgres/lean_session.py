@@ -201,9 +201,10 @@ class LeanSession:
             raise Doubt("a transaction already open")
         timeout_ms = max(1, round(lock_timeout() * 1000))  # 0 would mean "wait forever"
         self._locks = set()
-        try:
-            conn.execute(f"BEGIN; SET LOCAL lock_timeout = {timeout_ms}", simple=True)
-            self._take(conn, locks)
+        script = f"BEGIN; SET LOCAL lock_timeout = {timeout_ms}"
+        try:  # psycopg's two statements in one round trip: the lock's answer (or failure) is the last
+            conn.execute(f"{script}; {lock_statement(locks)}" if locks else script, simple=True)
+            self._locks.update(locks)
         except BaseException:
             self._rollback(conn)
             raise
