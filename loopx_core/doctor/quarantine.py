@@ -9,8 +9,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from loopx_core.errors import RefusedError
-from loopx_core.store.atomic import atomic_write_bytes
+from loopx_core.errors import LoopxError, RefusedError
+from loopx_core.store.atomic import MAX_APPENDED_BYTES, atomic_write_bytes, read_bytes
 from loopx_core.store.files import STATE_DIR
 
 QUARANTINE = "quarantine"
@@ -60,9 +60,9 @@ def quarantine(root: Path, path: Path, now: datetime, reason: str) -> str:
 def previous(path: Path, model: type[BaseModel]) -> BaseModel | None:
     """The previous good version kept beside `path`, if there is one and it validates."""
     kept = path.with_name(path.name + PREVIOUS_SUFFIX)
-    try:
-        return model.model_validate_json(kept.read_bytes())
-    except (OSError, ValidationError, ValueError, RecursionError):
+    try:  # read_bytes: a FIFO or a device kept as `.prev` is refused, never read
+        return model.model_validate_json(read_bytes(kept, what="previous version")[0])
+    except (LoopxError, OSError, ValidationError, ValueError, RecursionError):
         return None
 
 
@@ -73,7 +73,7 @@ def restore(path: Path, model: BaseModel) -> None:
 
 def cut_torn_tail(root: Path, path: Path, now: datetime) -> str:
     """Cut an unterminated last line off an append-only file (the fragment kept in quarantine)."""
-    data = path.read_bytes()
+    data, _ = read_bytes(path, what="append-only file", root=root, limit=MAX_APPENDED_BYTES)
     cut = data.rfind(b"\n") + 1
     fragment = data[cut:]
     state = root / STATE_DIR

@@ -6,8 +6,10 @@ finding that a file is missing needs none of it (the should-run path, docs/bench
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 
 from loopx_core.errors import NotFoundError, SchemaUnsupportedError, StateInvalidError
 from loopx_core.models.constants import SCHEMA_VERSION
@@ -117,16 +119,135 @@ def shown(path: Path | str, root: Path | str | None) -> str:
     return text
 
 
-def read_bytes(path: Path | str, *, what: str, root: Path | str | None = None) -> tuple[bytes, str]:
-    """A stored file's bytes and its shown path; missing is `NotFoundError`, unreadable `StateInvalidError`."""
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+"""The largest file LoopX reads whole (a JSON document, a run record): 64 MiB, far past any it
+writes. A larger one (or one whose size cannot be known: a device) is refused, never read."""
+MAX_APPENDED_BYTES = 1024 * 1024 * 1024
+"""The largest append-only file (the ledger, the run history), read from its end: 1 GiB."""
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+_READ_FLAGS = (
+    os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+)
+"""O_NONBLOCK: opening a FIFO with no writer returns at once (fstat then refuses it)."""
+
+
+class NotAFileError(StateInvalidError):
+    """A stored path that is no regular file, or too big to be one LoopX wrote (exit 4)."""
+
+
+def kind_of(mode: int) -> str | None:
+    """What a file of `mode` is in words when it is not a regular file, else None."""
+    if stat.S_ISREG(mode):
+        return None
+    for test, words in _KINDS:
+        if test(mode):
+            return words
+    return "not a regular file"
+
+
+def not_a_file(what: str, where: str, kind: str) -> NotAFileError:
+    """The refusal of a stored path that is no regular file (a FIFO, a device, a folder...)."""
+    return NotAFileError(
+        f"{what} at {where} is {kind}, not a regular file: move it aside (`loopx doctor` reports it)",
+        path=where,
+    )
+
+
+def too_big(what: str, where: str, size: int, limit: int) -> NotAFileError:
+    """The refusal of a stored file over the size a LoopX file may have."""
+    return NotAFileError(
+        f"{what} at {where} is {size // (1024 * 1024)} MiB, over the {limit // (1024 * 1024)} MiB a "
+        "LoopX file may be: move it aside (`loopx doctor` reports it)",
+        path=where,
+    )
+
+
+def open_stored(
+    path: Path | str, *, what: str, where: str, limit: int = MAX_DOCUMENT_BYTES
+) -> tuple[int, int]:
+    """Open a stored file for reading: its descriptor and size, refusing what is not a file.
+
+    Never blocks (a FIFO opens at once with O_NONBLOCK, then fstat refuses it); a folder, a
+    device, a socket or a symbolic link to one, a loop of links, or a file over `limit` bytes is
+    a `StateInvalidError` naming `where`. Missing (a dangling link too) is `FileNotFoundError`,
+    for the caller to answer. The caller closes the descriptor.
+    """
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket (or a FIFO on some systems) cannot be opened
+            raise not_a_file(what, where, "a socket or a pipe") from None
+        if exc.errno == errno.ELOOP:
+            raise not_a_file(what, where, "a loop of symbolic links") from None
+        raise StateInvalidError(f"{what} unreadable at {where}: {exc.strerror}", path=where) from None
+    try:
+        info = os.fstat(fd)
+        kind = kind_of(info.st_mode)
+        if kind is not None:
+            raise not_a_file(what, where, kind)
+        if info.st_size > limit:
+            raise too_big(what, where, info.st_size, limit)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info.st_size
+
+
+def read_capped(fd: int, size: int, *, what: str, where: str, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
+    """The rest of an open file (`size` its fstat size), refused past `limit` bytes even if it grows."""
+    parts: list[bytes] = []
+    total = 0
+    want = size + 1  # one byte more than expected: a file that grew is seen growing
+    while True:
+        try:
+            chunk = os.read(fd, min(want, limit + 1 - total))
+        except OSError as exc:
+            raise StateInvalidError(f"{what} unreadable at {where}: {exc.strerror}", path=where) from None
+        if not chunk:
+            break
+        parts.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise too_big(what, where, total, limit)
+        want = 1 << 16
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def read_bytes(
+    path: Path | str, *, what: str, root: Path | str | None = None, limit: int = MAX_DOCUMENT_BYTES
+) -> tuple[bytes, str]:
+    """A stored file's bytes and its shown path; missing is `NotFoundError`, unreadable `StateInvalidError`.
+
+    What is not a regular file, or is over `limit` bytes, is refused (`open_stored`).
+    """
     where = shown(path, root)
     try:
-        with open(path, "rb") as handle:  # what Path.read_bytes does
-            return handle.read(), where
+        fd, size = open_stored(path, what=what, where=where, limit=limit)
     except FileNotFoundError:
+        if is_link(path):
+            raise not_a_file(what, where, "a symbolic link to nothing") from None
         raise NotFoundError(f"{what} not found at {where}") from None
-    except OSError as exc:
-        raise StateInvalidError(f"{what} unreadable at {where}: {exc.strerror}", path=where) from None
+    try:
+        return read_capped(fd, size, what=what, where=where, limit=limit), where
+    finally:
+        os.close(fd)
+
+
+def is_link(path: Path | str) -> bool:
+    """True when `path` itself is a symbolic link (any error: False)."""
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def read_model(path: Path, model: type[M], *, what: str, root: Path | None = None) -> M:

@@ -27,6 +27,7 @@ from loopx_core.store.atomic import (
     atomic_write_bytes,
     explain,
     fsync_dir,
+    read_bytes,
     read_model,
     shown,
     unlink_missing,
@@ -99,11 +100,48 @@ def file_lock(path: Path) -> AbstractContextManager[None]:
 
 
 def not_initialized() -> NotFoundError:
-    """The error for a root without LoopX state (no `.loopx/registry.json`)."""
+    """The error for a root without LoopX state (no `.loopx/` there or in any folder above it)."""
     return NotFoundError(
         "no LoopX state here (no .loopx/ in this folder or any folder above it): "
         "run `loopx init` in the project first, or pass --root"
     )
+
+
+def _from_here(root: str) -> str:
+    """The project root as the person at the shell names it: relative to the working folder."""
+    try:
+        return os.path.relpath(root)
+    except (OSError, ValueError):  # no working folder (removed), or another drive
+        return name_of(root) or "."
+
+
+def require_registry(root: Path | str, state_dir: Path | str, registry: Path | str) -> None:
+    """Raise what is wrong when `registry` is no regular file, saying where and what to do.
+
+    No `.loopx/` at all is `not_initialized`; a `.loopx` that is a file, or a registry that is a
+    FIFO, a folder, a device or a link to nothing, is invalid state (exit 4, `read_bytes`'s
+    line); a `.loopx/` that holds no registry is `NotFoundError` naming that folder, so a stray
+    empty `.loopx/` in a subfolder is not mistaken for no project at all.
+    """
+    if paths.is_file(registry):
+        return
+    if paths.exists(registry) or paths.is_symlink(registry):
+        read_bytes(registry, what="registry", root=root)  # refuses it with the kind it is
+        return  # replaced by a file meanwhile
+    here = _from_here(os.fspath(root))
+    shown_dir = STATE_DIR if here == "." else f"{here}/{STATE_DIR}"
+    if paths.exists(state_dir) and not paths.is_dir(state_dir):
+        raise StateInvalidError(
+            f"{shown_dir} is a file, not LoopX's folder: move it aside, then `loopx init` (or pass --root)",
+            path=STATE_DIR,
+        )
+    if paths.is_dir(state_dir):
+        raise NotFoundError(
+            f"{shown_dir}/ holds no registry.json: restore it from a backup, run `loopx init` there "
+            f"to start one (`loopx doctor` then lists goal folders it does not name), or remove that "
+            "folder to use a project above it"
+        )
+    raise not_initialized()
 
 
 class FileLayout:
@@ -155,7 +193,7 @@ class FileLayout:
 
     def _require_init(self) -> None:
         if not self.is_initialized():
-            raise not_initialized()
+            require_registry(self.root, self.state_dir, self.registry_path)
 
 
 class FileStore:
@@ -257,8 +295,11 @@ class FileStore:
 
         False (and nothing written) if a registry already exists.
         """
+        if paths.exists(self.state_dir) and not paths.is_dir(self.state_dir):
+            require_registry(self.root, self.state_dir, self.registry_path)  # `.loopx` is a file
         with self._lock(REGISTRY_LOCK):
-            if self.registry_path.exists():
+            if paths.exists(self.registry_path) or paths.is_symlink(self.registry_path):
+                require_registry(self.root, self.state_dir, self.registry_path)  # no file: refused
                 return False
             self.state_dir.mkdir(parents=True, exist_ok=True)
             write_gitignore(self.state_dir)  # first: a store is initialised once its registry exists
@@ -267,7 +308,7 @@ class FileStore:
 
     def _require_init(self) -> None:
         if not self.is_initialized():
-            raise not_initialized()
+            require_registry(self._base, self.state_dir, self.registry_path)
 
     # -- registry ----------------------------------------------------------------------
     def read_registry(self) -> Registry:
@@ -435,7 +476,7 @@ class FileStore:
         from loopx_core.models.runs import RunIndexEntry
 
         path = os.path.join(self.runs_dir(check_id("goal", goal_id)), "index.jsonl")
-        lines = list(islice(ledger.reverse_lines(path), last))
+        lines = list(islice(ledger.reverse_lines(path, root=self._base, what="run history"), last))
         lines.reverse()
         where = shown(path, self._base)
         entries = []
@@ -450,13 +491,13 @@ class FileStore:
         """One run's full record, as written at its durable writeback."""
         check_id("run", run_id)
         path = os.path.join(self.runs_dir(check_id("goal", goal_id)), f"{run_id}.json")
-        where = shown(path, self._base)
         try:
-            with open(path, "rb") as handle:
-                data = json.loads(handle.read())
-        except FileNotFoundError:
+            raw, where = read_bytes(path, what="run record", root=self._base)
+        except NotFoundError:
             raise NotFoundError(f"run {run_id!r} not found in goal {goal_id!r}") from None
-        except (OSError, ValueError, RecursionError):
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
             raise StateInvalidError(f"run record {where} is unreadable or not JSON", path=where) from None
         if not isinstance(data, dict) or data.get("schema_version") != 1:
             raise SchemaUnsupportedError(f"run record {where} is not a schema 1 run record", path=where)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import shutil
 
-from loopx_core.errors import StateInvalidError
+from loopx_core.errors import NotFoundError, StateInvalidError
 from loopx_core.ids import is_valid_id
 from loopx_core.models.runs import RunIndexEntry
 from loopx_core.store import ledger
-from loopx_core.store.atomic import atomic_write_bytes, read_model, write_model
+from loopx_core.store.atomic import atomic_write_bytes, read_bytes, read_model, write_model
 from loopx_core.store.files import FileStore, write_gitignore
 from loopx_core.store.snapshot import GoalDump, Snapshot, event_line, history_line
 
@@ -50,15 +50,18 @@ def _read_goal(store: FileStore, goal_id: str) -> GoalDump:
         dump.journals[key] = store.read_journal(goal_id, key)
     runs = store.runs_dir(goal_id)
     for path in sorted(runs.glob("*.json")) if runs.is_dir() else []:
-        try:
-            record = json.loads(path.read_bytes())
-            markdown = path.with_suffix(".md").read_text()
+        try:  # read_bytes: what is not a regular file (or is enormous) is refused, never read
+            record = json.loads(read_bytes(path, what="run record", root=store.root)[0])
+            markdown = read_bytes(path.with_suffix(".md"), what="run record", root=store.root)[0].decode()
+        except NotFoundError as exc:
+            where = f"goals/{goal_id}/runs/{path.with_suffix('.md').name}"
+            raise StateInvalidError(exc.message, path=where) from None
         except (OSError, ValueError) as exc:
             where = f"goals/{goal_id}/runs/{path.name}"
             raise StateInvalidError(f"run record {where} is unreadable: {exc}", path=where) from None
         dump.runs[path.stem] = (record, markdown)
     history = runs / "index.jsonl"
-    for line in reversed(list(ledger.reverse_lines(history))):
+    for line in reversed(list(ledger.reverse_lines(history, root=store.root, what="run history"))):
         try:
             dump.history.append(RunIndexEntry.model_validate_json(line))
         except ValueError:

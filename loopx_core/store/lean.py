@@ -164,7 +164,7 @@ class LeanFileStore:
         where = shown(path, self.root)
         events: list[Any] = []
         fullmatch, build = _line_form("LedgerEvent")  # `parse`, its lookups made once for the window
-        for line in reverse_lines(path):
+        for line in reverse_lines(path, root=self.root, what="ledger"):
             event = None
             try:  # `canonical_line`, written out: a window is a thousand lines
                 found = fullmatch(line.decode("utf-8"))
@@ -183,7 +183,7 @@ class LeanFileStore:
     def read_history(self, goal_id: str, *, last: int | None = None) -> list[Any]:
         """The run history (lean; only its `last` lines if given), oldest first, as `FileStore` reads it."""
         path = os.path.join(self.store.runs_dir(check_id("goal", goal_id)), "index.jsonl")
-        lines = list(islice(reverse_lines(path), last))
+        lines = list(islice(reverse_lines(path, root=self.root, what="run history"), last))
         lines.reverse()
         where = shown(path, self.root)
         return [parse(line, "RunIndexEntry", where=where, what="a line of the run history") for line in lines]

@@ -124,7 +124,7 @@ class LeanSettleStore(FileStore):
 
     def _last_event(self, path: Path) -> Any:
         """The ledger's newest committed event (lean), or None."""
-        for line in reverse_lines(path):
+        for line in reverse_lines(path, root=self._base, what="ledger"):
             return lean_reads.parse_event(path, line, self._base)
         return None
 
@@ -159,7 +159,10 @@ class LeanSettleStore(FileStore):
     def ledger_all(self, goal_id: str) -> list[Any]:
         """The whole ledger (lean), oldest first."""
         path = self.ledger_path(goal_id)
-        events = [lean_reads.parse_event(path, line, self._base) for line in reverse_lines(path)]
+        events = [
+            lean_reads.parse_event(path, line, self._base)
+            for line in reverse_lines(path, root=self._base, what="ledger")
+        ]
         events.reverse()
         return events
 

@@ -12,7 +12,16 @@ from __future__ import annotations
 import os
 
 from loopx_core.errors import StateInvalidError
-from loopx_core.store.atomic import explain, shown
+from loopx_core.store.atomic import (
+    MAX_APPENDED_BYTES,
+    MAX_DOCUMENT_BYTES,
+    explain,
+    is_link,
+    kind_of,
+    not_a_file,
+    open_stored,
+    shown,
+)
 from loopx_core.store.paths import make_folders, parent_of, two_parts
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
@@ -26,36 +35,64 @@ if TYPE_CHECKING:
 _BLOCK = 64 * 1024
 
 
-def reverse_lines(path: Path | str) -> Iterator[bytes]:
-    """Yield complete lines from the end of the file backwards (a torn last line is skipped)."""
+def reverse_lines(
+    path: Path | str, *, root: Path | str | None = None, what: str = "append-only file"
+) -> Iterator[bytes]:
+    """Yield complete lines from the end of the file backwards (a torn last line is skipped).
+
+    Missing is no lines. What is not a regular file, a file over `MAX_APPENDED_BYTES` or a
+    line over `MAX_DOCUMENT_BYTES` is a `StateInvalidError` naming the file (`root`: shown
+    from it, else by its last two parts); nothing ever blocks on a FIFO.
+    """
+    where = two_parts(path) if root is None else shown(path, root)
     try:
-        handle = open(path, "rb")  # noqa: SIM115 (closed by the `with` below)
+        fd, position = open_stored(path, what=what, where=where, limit=MAX_APPENDED_BYTES)
     except FileNotFoundError:
+        if is_link(path):
+            raise not_a_file(what, where, "a symbolic link to nothing") from None
         return
-    except OSError as exc:
-        raise unreadable(path, exc) from None
-    with handle:
-        position = handle.seek(0, os.SEEK_END)
-        buffer = b""
+    try:
+        carry: list[bytes] = []  # the pieces of the line being gathered backwards, last piece first
+        carried = 0
         terminated = False  # found the newline that ends the last complete line
         while position > 0:
             step = min(_BLOCK, position)
             position -= step
-            handle.seek(position)
-            buffer = handle.read(step) + buffer
-            if not terminated:
-                index = buffer.rfind(b"\n")
-                if index < 0:
-                    continue
-                buffer = buffer[:index]  # what follows is empty, or a torn append never acknowledged
-                terminated = True
-            lines = buffer.split(b"\n")
-            buffer = lines[0]
+            try:
+                chunk = os.pread(fd, step, position)
+            except OSError as exc:
+                raise unreadable(path, exc) from None
+            index = chunk.rfind(b"\n")
+            if index < 0:
+                carry.append(chunk)
+                carried += len(chunk)
+                _check_line(carried, what, where)
+                continue
+            line = chunk[index + 1 :] + b"".join(reversed(carry))
+            if terminated and line.strip():
+                yield line
+            terminated = True  # before it: what followed the last newline, empty or a torn append
+            lines = chunk[:index].split(b"\n")
             for line in reversed(lines[1:]):
                 if line.strip():
                     yield line
-        if terminated and buffer.strip():
-            yield buffer
+            carry, carried = [lines[0]], len(lines[0])
+        if terminated:
+            line = b"".join(reversed(carry))
+            if line.strip():
+                yield line
+    finally:
+        os.close(fd)
+
+
+def _check_line(length: int, what: str, where: str) -> None:
+    """Refuse a line (still being gathered backwards) longer than any LoopX writes."""
+    if length > MAX_DOCUMENT_BYTES:
+        raise StateInvalidError(
+            f"{what} at {where} has a line over {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB: "
+            "it is not a LoopX file (`loopx doctor` reports it)",
+            path=where,
+        )
 
 
 def unreadable(path: Path | str, exc: OSError) -> StateInvalidError:
@@ -79,7 +116,7 @@ def parse_event(path: Path, line: bytes, root: Path | None) -> LedgerEvent:
 def read_tail(path: Path, since: datetime, *, root: Path | None = None) -> list[LedgerEvent]:
     """Events with `at >= since`, oldest first, reading only the file's tail."""
     events: list[LedgerEvent] = []
-    for line in reverse_lines(path):
+    for line in reverse_lines(path, root=root, what="ledger"):
         event = parse_event(path, line, root)
         if event.at < since:
             break
@@ -90,14 +127,14 @@ def read_tail(path: Path, since: datetime, *, root: Path | None = None) -> list[
 
 def read_all(path: Path, *, root: Path | None = None) -> list[LedgerEvent]:
     """Every committed event, oldest first."""
-    events = [parse_event(path, line, root) for line in reverse_lines(path)]
+    events = [parse_event(path, line, root) for line in reverse_lines(path, root=root, what="ledger")]
     events.reverse()
     return events
 
 
 def last_event(path: Path, *, root: Path | None = None) -> LedgerEvent | None:
     """The newest committed event, or None for an empty ledger."""
-    for line in reverse_lines(path):
+    for line in reverse_lines(path, root=root, what="ledger"):
         return parse_event(path, line, root)
     return None
 
@@ -110,10 +147,13 @@ def append_line(path: Path | str, line: bytes) -> None:
     """
     try:
         make_folders(parent_of(path))
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK, 0o644)
     except OSError as exc:
         raise unreadable(path, exc) from None
     try:
+        kind = kind_of(os.fstat(fd).st_mode)
+        if kind is not None:  # a FIFO or a device opened for writing: never appended to
+            raise not_a_file("append-only file", two_parts(path), kind)
         size = os.lseek(fd, 0, os.SEEK_END)
         if size:
             cut = _torn_tail_start(fd, size)

@@ -19,11 +19,17 @@ from __future__ import annotations
 import json
 import os
 
-from loopx_core.errors import NotFoundError, SchemaUnsupportedError, StateInvalidError
+from loopx_core.errors import LoopxError, NotFoundError, SchemaUnsupportedError, StateInvalidError
 from loopx_core.models import lean
 from loopx_core.models.record import Record
 from loopx_core.store.atomic import (
+    MAX_APPENDED_BYTES,
+    MAX_DOCUMENT_BYTES,
+    NotAFileError,
     atomic_write_bytes,
+    is_link,
+    not_a_file,
+    open_stored,
     read_bytes,
     read_model,
     shown,
@@ -31,6 +37,7 @@ from loopx_core.store.atomic import (
     version_shown,
 )
 from loopx_core.store.ledger import parse_event, unreadable
+from loopx_core.store.paths import name_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
@@ -108,6 +115,8 @@ def _read(src: Sources) -> Any:
     """The stored index; a missing or damaged one is a fresh index (rebuilt from the truth)."""
     try:
         data, _ = read_bytes(src.index, what=_WHAT, root=src.root)
+    except NotAFileError:
+        raise  # a FIFO, a device or a folder is no damage a crash leaves: never replaced
     except (NotFoundError, StateInvalidError):
         return fresh()
     found = lean_index(data)
@@ -145,9 +154,8 @@ def load(src: Sources, *, ledger: bool = True, runs: bool = True) -> Any:
 def _other_version(path: Path) -> bool:
     """True when the file is a JSON object of another (or no) schema_version: not ours to rebuild."""
     try:
-        with open(path, "rb") as handle:
-            data = json.loads(handle.read())
-    except (OSError, ValueError, RecursionError):
+        data = json.loads(read_bytes(path, what=_WHAT)[0])
+    except (LoopxError, ValueError, RecursionError):
         return False
     return isinstance(data, dict) and data.get("schema_version") != 1
 
@@ -185,16 +193,21 @@ def _event(src: Sources, find: Callable[[Any], int | None], field: str, value: s
 
 def _event_at(src: Sources, offset: int) -> Any:
     """The event whose line starts at `offset`, or None when no line starts there (a stale index)."""
+    where = shown(src.ledger, src.root)
     try:
-        with open(src.ledger, "rb") as handle:
-            if offset:
-                handle.seek(offset - 1)
-                if handle.read(1) != b"\n":
-                    return None  # the middle of a line: the index, not the ledger, is wrong
+        fd, _ = open_stored(src.ledger, what="ledger", where=where, limit=MAX_APPENDED_BYTES)
+    except FileNotFoundError:
+        return None
+    try:
+        if offset and os.pread(fd, 1, offset - 1) != b"\n":
+            return None  # the middle of a line: the index, not the ledger, is wrong
+        with open(fd, "rb", closefd=False) as handle:
             handle.seek(offset)
-            line = handle.readline()
+            line = handle.readline(MAX_DOCUMENT_BYTES + 1)
     except OSError as exc:
         raise unreadable(src.ledger, exc) from None
+    finally:
+        os.close(fd)
     return _parse(src, line) if line.endswith(b"\n") else None
 
 
@@ -207,27 +220,32 @@ def _parse(src: Sources, line: bytes) -> Any:
     return parse_event(src.ledger, line, src.root)
 
 
-def _lines(path: Path, offset: int) -> tuple[int, Iterator[tuple[int, bytes]]] | None:
-    """The complete lines after `offset` with their offsets, and the new offset; None: re-read."""
+def _lines(path: Path, offset: int, root: Path) -> tuple[int, Iterator[tuple[int, bytes]]] | None:
+    """The complete lines after `offset` with their offsets, and the new offset; None: re-read.
+
+    What is not a regular file (or is over `MAX_APPENDED_BYTES`) is refused, never read.
+    """
+    where = shown(path, root)
+    what = "run history" if name_of(path) == "index.jsonl" else "ledger"
     try:
-        size = os.stat(path).st_size
+        fd, size = open_stored(path, what=what, where=where, limit=MAX_APPENDED_BYTES)
     except FileNotFoundError:
-        size = 0
-    except OSError as exc:
-        raise unreadable(path, exc) from None
-    if size < offset:
-        return None
-    if size == offset:
-        return offset, iter(())
+        if is_link(path):
+            raise not_a_file(what, where, "a symbolic link to nothing") from None
+        fd, size = -1, 0
     try:
-        with open(path, "rb") as handle:
-            if offset:
-                handle.seek(offset - 1)
-                if handle.read(1) != b"\n":
-                    return None
-            data = handle.read(size - offset)
+        if size < offset:
+            return None
+        if size == offset:
+            return offset, iter(())
+        if offset and os.pread(fd, 1, offset - 1) != b"\n":
+            return None
+        data = _read_at(fd, offset, size - offset)
     except OSError as exc:
         raise unreadable(path, exc) from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
     end = data.rfind(b"\n") + 1  # an unterminated tail is an append never acknowledged
     lines, position = [], offset
     for line in data[:end].split(b"\n")[:-1]:
@@ -236,11 +254,23 @@ def _lines(path: Path, offset: int) -> tuple[int, Iterator[tuple[int, bytes]]] |
     return offset + end, iter(lines)
 
 
+def _read_at(fd: int, offset: int, count: int) -> bytes:
+    """`count` bytes from `offset` (fewer at the end of the file), read in one or a few calls."""
+    parts, total = [], 0
+    while total < count:
+        chunk = os.pread(fd, count - total, offset + total)
+        if not chunk:
+            break
+        parts.append(chunk)
+        total += len(chunk)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
 def _catch_up_ledger(index: Any, src: Sources) -> None:
-    found = _lines(src.ledger, index.ledger_offset)
+    found = _lines(src.ledger, index.ledger_offset, src.root)
     if found is None:
         index.ledger_offset, index.spends, index.voids = 0, {}, {}
-        found = _lines(src.ledger, 0)
+        found = _lines(src.ledger, 0, src.root)
         assert found is not None
     index.ledger_offset, lines = found
     for position, line in lines:
@@ -254,10 +284,10 @@ def _catch_up_ledger(index: Any, src: Sources) -> None:
 
 
 def _catch_up_runs(index: Any, src: Sources) -> None:
-    found = _lines(src.runs, index.runs_offset)
+    found = _lines(src.runs, index.runs_offset, src.root)
     if found is None:
         index.runs_offset, index.runs = 0, {}
-        found = _lines(src.runs, 0)
+        found = _lines(src.runs, 0, src.root)
         assert found is not None
     index.runs_offset, lines = found
     for position, line in lines:

@@ -1,5 +1,9 @@
 """The project root: `--root`, else `LOOPX_ROOT`, else the nearest folder up holding `.loopx/`.
 
+The walk up stops at the first `.loopx` of any kind (a folder, a file, a link): what is
+wrong with it (a file, a folder without its registry) is then said of that folder
+(`store.files.require_registry`), never hidden by a project further up.
+
 `find_root` answers with pathlib; `find_root_text` with `os` alone when it is sure
 (store/paths.py), so a tick never imports pathlib. A root that cannot be found (a `~` whose
 home is unknown, a working folder removed under the shell, a loop of symbolic links) is a
@@ -39,7 +43,10 @@ def find_root(explicit: str | os.PathLike[str] | None = None, *, cwd: Path | Non
             ) from None
         raise UsageError("the project root's path goes round a loop of symbolic links") from None
     for folder in (start, *start.parents):
-        if (folder / STATE_DIR).is_dir():
+        state = folder / STATE_DIR
+        if (
+            state.exists() or state.is_symlink()
+        ):  # a `.loopx` file stops here too: the store says what is wrong
             return folder
     return start
 
@@ -81,10 +88,11 @@ def _expanded(text: str) -> str | None:
 
 
 def _holding_state(start: str) -> str:
-    """The nearest folder from `start` up that holds `.loopx/`, else `start` (as `find_root` looks)."""
+    """The nearest folder from `start` up that holds `.loopx` (of any kind), else `start` (as `find_root` looks)."""
     folder = start
     while True:
-        if paths.is_dir(os.path.join(folder, STATE_DIR)):
+        state = os.path.join(folder, STATE_DIR)
+        if paths.exists(state) or paths.is_symlink(state):
             return folder
         parent = paths.parent_of(folder)
         if parent == folder:
