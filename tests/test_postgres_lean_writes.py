@@ -324,3 +324,24 @@ def test_each_lean_row_is_the_one_pydantic_writes(document: tuple[str, bytes]) -
     if name == "RunIndexEntry":
         dumped = model.model_dump(mode="json")
         assert encode_history(twin) == json.dumps(dumped, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_the_settlement_store_takes_its_root_as_a_string_without_pathlib(tmp_path: Path) -> None:
+    """Given a string root, the lean-object store makes its `Path` only when asked (in a fresh
+    interpreter: pathlib is not loaded until then), and it is the folder given."""
+    script = (
+        "import sys\n"
+        "from loopx_core.store.choice import open_target\n"
+        "store = open_target(sys.argv[1], 'dbname=x host=/nowhere', lean=True)\n"
+        "loaded = 'pathlib' in sys.modules\n"
+        "print(loaded, type(store).__name__, store.root == __import__('pathlib').Path(sys.argv[1]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={"LOOPX_COVERAGE": "off", "PATH": "", "HOME": str(tmp_path)},
+        cwd=REPO,
+        check=True,
+    )
+    assert proc.stdout.split() == ["False", "LeanSettlePostgresStore", "True"]

@@ -13,12 +13,15 @@ is written, so a row is always the bytes `PostgresStore` would write
 
 from __future__ import annotations
 
+import os
+
 from loopx_core.models import lean
 from loopx_core.store.postgres.store import PostgresStore
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a settlement command
 if TYPE_CHECKING:
     from datetime import datetime
+    from pathlib import Path
     from typing import Any
 
 _DOUBTS = (lean.Doubt, ValueError, TypeError, AttributeError, KeyError, RecursionError)
@@ -78,6 +81,22 @@ class LeanSettlePostgresStore(PostgresStore):
     models: Any = lean
     """New records are lean objects: `store.models.TurnJournal(...)` builds the lean twin."""
     _lean_docs = True
+    _path: Path | None = None
+
+    @property  # type: ignore[override]
+    def root(self) -> Path:
+        """The project folder as a `Path`, made on first use: given a string, a settlement
+        command loads no pathlib (~2.5 ms with urllib and ipaddress) unless it asks for it."""
+        if self._path is None:
+            from pathlib import Path
+
+            self._path = Path(self._base)
+        return self._path
+
+    @root.setter
+    def root(self, value: Path | str) -> None:
+        self._base = os.fspath(value)
+        self._path = None if isinstance(value, str) else value
 
     def _json(self, record: Any) -> str:
         """A document's row, as `encode_compact` gives it."""
