@@ -55,6 +55,16 @@ CODES: dict[str, Code] = {
         "state", "medium", "a todo still claimed after its lease expired, with no open turn on it",
         "release the claim (the todo is open again)",
     ),
+    "not_a_file": Code(
+        "state", "high",
+        "a receipt index, turn journal, ledger or run history is no regular file (a FIFO, socket, "
+        "device, folder, or a link to one or to nothing) or is over the size cap",
+        "quarantine what is no regular file (moved under .loopx/quarantine/, never deleted); a file "
+        "over the cap is left for its owner",
+    ),
+    "goal_unregistered": Code(
+        "state", "high", "a goal folder under .loopx/goals/ that the registry does not name", None,
+    ),
     "health_recorded": Code("state", "high", "a high health finding recorded on the goal blocks it", None),
     "facade_drift": Code(
         "installation", "medium", "an installed host facade differs from what LoopX would write",

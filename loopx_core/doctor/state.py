@@ -7,15 +7,18 @@ journals, quarantine) run on the file store only.
 from __future__ import annotations
 
 import contextlib
+import os
 from datetime import datetime
 from pathlib import Path
 
+from loopx_core.doctor import stored
 from loopx_core.doctor.findings import Finding
 from loopx_core.doctor.quarantine import cut_torn_tail, previous, quarantine, restore
 from loopx_core.errors import LoopxError, NotFoundError, SchemaUnsupportedError, StateInvalidError
 from loopx_core.models import GoalState, Registry
 from loopx_core.models.journal import TurnJournal
 from loopx_core.settlement.turns import cancel_turn
+from loopx_core.store.atomic import MAX_APPENDED_BYTES, NotAFileError, open_stored, read_bytes
 from loopx_core.store.base import Store
 from loopx_core.store.files import FileStore
 
@@ -32,6 +35,8 @@ def check_state(store: Store, now: datetime) -> list[Finding]:
     found: list[Finding] = []
     for goal_id in registry.goals:
         found += _goal(store, files, goal_id, now)
+    if files is not None:
+        found += stored.check_unregistered(files, set(registry.goals))
     return found
 
 
@@ -82,7 +87,9 @@ def _goal(store: Store, files: FileStore | None, goal_id: str, now: datetime) ->
     found += _scheduler(store, files, goal_id)
     if files is not None:
         found += _torn_tails(files, goal_id)
-    found += _appended(store, goal_id)
+        found += stored.check_receipts(files, goal_id)
+        found += stored.check_turn_files(files, goal_id)
+    found += _appended(store, files, goal_id)
     found += _turns(store, files, goal_id, state, now)
     found += _leases(store, goal_id, state, now)
     found += [
@@ -159,15 +166,16 @@ def _scheduler(store: Store, files: FileStore | None, goal_id: str) -> list[Find
 def _torn_tails(files: FileStore, goal_id: str) -> list[Finding]:
     found = []
     for path in (files.ledger_path(goal_id), files.runs_dir(goal_id) / "index.jsonl"):
+        try:  # open_stored: a FIFO never blocks; what is no file is `_appended`'s to report
+            fd, size = open_stored(path, what="ledger", where=path.name, limit=MAX_APPENDED_BYTES)
+        except (OSError, LoopxError):
+            continue
         try:
-            with path.open("rb") as handle:
-                size = handle.seek(0, 2)
-                if not size:
-                    continue
-                handle.seek(size - 1)
-                torn = handle.read(1) != b"\n"
+            torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
         except OSError:
             continue
+        finally:
+            os.close(fd)
         if not torn:
             continue
         shown = str(path.relative_to(files.root))
@@ -187,11 +195,17 @@ def _torn_tails(files: FileStore, goal_id: str) -> list[Finding]:
     return found
 
 
-def _appended(store: Store, goal_id: str) -> list[Finding]:
+def _appended(store: Store, files: FileStore | None, goal_id: str) -> list[Finding]:
     found = []
     for what, read in (("ledger", store.ledger_all), ("run history", store.read_history)):
         try:
             read(goal_id)
+        except NotAFileError as exc:
+            if files is None:  # no file store: no path to name (never raised there)
+                found.append(Finding("not_a_file", exc.message, {"goal_id": goal_id, "file": what}))
+                continue
+            path = files.ledger_path(goal_id) if what == "ledger" else files.runs_dir(goal_id) / "index.jsonl"
+            found.append(stored.not_a_file(files, goal_id, path, exc))
         except SchemaUnsupportedError as exc:
             found.append(_unsupported(exc, {"goal_id": goal_id}))
         except StateInvalidError as exc:
@@ -228,9 +242,9 @@ def _turns(
             key = f"sha256:{path.stem}"
             if key in named:
                 continue
-            try:
-                journal = TurnJournal.model_validate_json(path.read_bytes())
-            except (OSError, ValueError):
+            try:  # read_bytes: a FIFO or a device is refused, never read (check_turn_files reports it)
+                journal = TurnJournal.model_validate_json(read_bytes(path, what="turn journal")[0])
+            except (LoopxError, OSError, ValueError):
                 continue  # a damaged tombstone: inspection reports it, nothing depends on it
             if journal.status in ("open", "failed"):
                 found.append(_orphan(store, goal_id, journal))

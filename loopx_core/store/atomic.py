@@ -188,6 +188,8 @@ def open_stored(
             raise not_a_file(what, where, "a socket or a pipe") from None
         if exc.errno == errno.ELOOP:
             raise not_a_file(what, where, "a loop of symbolic links") from None
+        if exc.errno == errno.ENOTDIR:
+            raise not_a_file(what, where, "under a file where a folder should be") from None
         raise StateInvalidError(f"{what} unreadable at {where}: {exc.strerror}", path=where) from None
     try:
         info = os.fstat(fd)

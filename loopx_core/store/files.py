@@ -329,8 +329,12 @@ class FileStore:
 
     # -- goal state --------------------------------------------------------------------
     def read_goal(self, goal_id: str) -> GoalState:
-        """A goal's state, validated."""
-        return self._load(self.goal_path(goal_id), "GoalState", what=f"state of goal {goal_id!r}")
+        """A goal's state, validated (missing in a `.loopx/` without registry: that is said)."""
+        try:
+            return self._load(self.goal_path(goal_id), "GoalState", what=f"state of goal {goal_id!r}")
+        except (NotFoundError, StateInvalidError):
+            self._require_init()  # a `.loopx` that is a file, or holds no registry: that is what is wrong
+            raise
 
     def create_goal(self, state: GoalState) -> None:
         """Write a new goal's first state; refuses to overwrite an existing one."""

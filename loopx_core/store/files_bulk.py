@@ -18,6 +18,10 @@ from loopx_core.store.atomic import atomic_write_bytes, read_bytes, read_model, 
 from loopx_core.store.files import FileStore, write_gitignore
 from loopx_core.store.snapshot import GoalDump, Snapshot, event_line, history_line
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
 
 def read(store: FileStore) -> Snapshot:
     """Every record under `.loopx/` (a damaged one refuses the whole read: repair first).
@@ -28,7 +32,7 @@ def read(store: FileStore) -> Snapshot:
     if type(store) is not FileStore:
         store = FileStore(store.root)
     snapshot = Snapshot()
-    if store.registry_path.exists():
+    if _present(store.registry_path):
         snapshot.registry = store.read_registry()
     goals = store.state_dir / "goals"
     folders = sorted(p for p in goals.iterdir() if p.is_dir()) if goals.is_dir() else []
@@ -39,9 +43,14 @@ def read(store: FileStore) -> Snapshot:
     return snapshot
 
 
+def _present(path: Path) -> bool:
+    """Something stands at `path` (a link to nothing or a loop of links too): it is read, or refused."""
+    return path.exists() or path.is_symlink()
+
+
 def _read_goal(store: FileStore, goal_id: str) -> GoalDump:
     dump = GoalDump()
-    if store.goal_path(goal_id).exists():
+    if _present(store.goal_path(goal_id)):
         dump.state = store.read_goal(goal_id)
     dump.events = ledger.read_all(store.ledger_path(goal_id), root=store.root)
     turns = store.goal_dir(goal_id) / "turns"
@@ -69,7 +78,7 @@ def _read_goal(store: FileStore, goal_id: str) -> GoalDump:
             raise StateInvalidError(
                 f"a line of {where} is damaged: repair the history before moving the store", path=where
             ) from None
-    if store.scheduler_path(goal_id).exists():
+    if _present(store.scheduler_path(goal_id)):
         dump.scheduler = store.read_scheduler(goal_id)
     return dump
 

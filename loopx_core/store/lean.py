@@ -13,7 +13,7 @@ import os
 import re
 from itertools import islice
 
-from loopx_core.errors import NotFoundError
+from loopx_core.errors import NotFoundError, StateInvalidError
 from loopx_core.ids import check_id
 from loopx_core.models import lean
 from loopx_core.store.atomic import explain, read_bytes, shown
@@ -143,7 +143,11 @@ class LeanFileStore:
     def read_goal(self, goal_id: str) -> Any:
         """A goal's state (lean), as `FileStore.read_goal` accepts or refuses it."""
         path = self.store.goal_path(goal_id)
-        return read_file(path, "GoalState", what=f"state of goal {goal_id!r}", root=self.root)
+        try:
+            return read_file(path, "GoalState", what=f"state of goal {goal_id!r}", root=self.root)
+        except (NotFoundError, StateInvalidError):
+            self.store._require_init()  # a `.loopx` that is a file, or holds no registry: that is what is wrong
+            raise
 
     def read_journal(self, goal_id: str, turn_key: str) -> Any:
         """A turn journal (lean), as `FileStore.read_journal` accepts or refuses it."""

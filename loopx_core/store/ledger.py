@@ -15,6 +15,7 @@ from loopx_core.errors import StateInvalidError
 from loopx_core.store.atomic import (
     MAX_APPENDED_BYTES,
     MAX_DOCUMENT_BYTES,
+    NotAFileError,
     explain,
     is_link,
     kind_of,
@@ -88,7 +89,7 @@ def reverse_lines(
 def _check_line(length: int, what: str, where: str) -> None:
     """Refuse a line (still being gathered backwards) longer than any LoopX writes."""
     if length > MAX_DOCUMENT_BYTES:
-        raise StateInvalidError(
+        raise NotAFileError(
             f"{what} at {where} has a line over {MAX_DOCUMENT_BYTES // (1024 * 1024)} MiB: "
             "it is not a LoopX file (`loopx doctor` reports it)",
             path=where,

@@ -1,0 +1,291 @@
+"""Class: a stored file that is no regular file, or is enormous, is refused at once, never read.
+
+Every file LoopX keeps under `.loopx/` (registry, goal state, ledger, run history, receipt
+index, turn journal, scheduler state, store choice, run record, a kept `.prev`) replaced by
+each kind of non-file (a real FIFO, a socket, a link to /dev/zero or /dev/null, a folder, a
+loop of links, a link to nothing, a sparse file over the size cap). Through the CLI (a
+subprocess with a timeout: a FIFO once hung every command, /dev/zero ran out of memory), a
+tick's lean readers (`quota should-run`), a settlement command (`writeback`, the lean
+settlement store) and the doctor: no command blocks, each answers a documented exit code
+with one line naming the file's shown path, refuses with exit 4 where it reads the file,
+and writes nothing. In-process, each reader of the store (`read_bytes`, `reverse_lines`,
+the lean readers, the receipt index, run records, the whole-store read) raises the same
+`NotAFileError` under an alarm, so a reader that blocks fails instead of hanging the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loopx_core.errors import ExitCode, StateInvalidError
+from loopx_core.ops import scheduler, todos
+from loopx_core.store import files_bulk, ledger, receipts
+from loopx_core.store.atomic import MAX_APPENDED_BYTES, MAX_DOCUMENT_BYTES, NotAFileError, read_bytes
+from loopx_core.store.files import FileStore
+from loopx_core.store.lean import LeanFileStore
+from loopx_core.store.lean_store import LeanSettleStore
+from tests.builders import build_project, settle_turn
+from tests.conftest import T0, run_loopx
+
+DOCUMENTED = {int(code) for code in ExitCode} - {int(ExitCode.INTERNAL)}
+APPENDED = {"ledger", "history"}
+FILES: dict[str, str] = {
+    "registry": ".loopx/registry.json",
+    "state": ".loopx/goals/g/state.json",
+    "ledger": ".loopx/goals/g/events.jsonl",
+    "history": ".loopx/goals/g/runs/index.jsonl",
+    "receipts": ".loopx/goals/g/receipts.json",
+    "journal": "JOURNAL",
+    "scheduler": ".loopx/goals/g/scheduler.json",
+    "store-choice": ".loopx/store.json",
+}
+KINDS = ("fifo", "socket", "dev-zero", "dev-null", "folder", "link-loop", "link-to-nothing", "too-big")
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """Goal g: a settled turn of builder on t1, an open one on t2 (its key returned), scheduler state."""
+    root = tmp_path_factory.mktemp("template")
+    store = build_project(root, agents=("builder",), todo_count=2)
+    settle_turn(store, "builder", "t1", slots=None)
+    todos.complete_todo(store, "g", "t1", T0, agent_id="builder")
+    scheduler.ack(store, "g", "builder", T0, rrule="FREQ=MINUTELY;INTERVAL=10", fingerprint="f")
+    return root, settle_turn(store, "builder", "t2", steps=()).turn_key
+
+
+def _copy(template: tuple[Path, str], tmp_path: Path) -> tuple[Path, str]:
+    root = tmp_path / "p"
+    shutil.copytree(template[0], root, symlinks=True)
+    return root, template[1]
+
+
+def _path(root: Path, which: str, key: str) -> Path:
+    relative = FILES[which]
+    if relative == "JOURNAL":
+        relative = f".loopx/goals/g/turns/{key[7:]}.json"
+    return root / relative
+
+
+def replace_with(path: Path, kind: str, *, appended: bool = False) -> None:
+    """Put `kind` where `path` is (whatever was there removed)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "socket":  # bound by its name from its folder: a socket path is at most 107 bytes
+        here = os.getcwd()
+        os.chdir(path.parent)
+        try:
+            with socket.socket(socket.AF_UNIX) as sock:
+                sock.bind(path.name)
+        finally:
+            os.chdir(here)
+    elif kind == "dev-zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "dev-null":
+        path.symlink_to("/dev/null")
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "link-loop":
+        path.symlink_to(path.name)
+    elif kind == "link-to-nothing":
+        path.symlink_to(path.name + ".gone")
+    elif kind == "too-big":  # sparse: nothing is written to the disk
+        with path.open("wb") as handle:
+            handle.truncate((MAX_APPENDED_BYTES if appended else MAX_DOCUMENT_BYTES) + 1)
+    else:
+        raise AssertionError(kind)
+
+
+def _tree(root: Path) -> dict[str, Any]:
+    """Every entry under `.loopx/` but the locks: a regular file's bytes, else what it is."""
+    found: dict[str, Any] = {}
+    for folder, dirs, names in os.walk(root / ".loopx"):
+        for name in dirs + names:
+            path = Path(folder) / name
+            if "locks" in path.relative_to(root).parts:
+                continue
+            info = path.lstat()
+            if path.is_symlink():
+                found[str(path.relative_to(root))] = ("link", os.readlink(path))
+            elif path.is_file():
+                found[str(path.relative_to(root))] = (
+                    info.st_size,
+                    path.read_bytes() if info.st_size < 1 << 20 else None,
+                )
+            else:
+                found[str(path.relative_to(root))] = ("kind", info.st_mode & 0o170000)
+    return found
+
+
+def _commands(key: str) -> dict[str, list[str]]:
+    return {
+        "should-run": ["quota", "should-run", "-g", "g", "-a", "builder", "--format", "json"],
+        "status": ["status", "--format", "json"],
+        "writeback": [
+            "writeback", "-g", "g", "-a", "builder", "-k", key, "--summary", "s",
+            "--validation-status", "passed", "--format", "json",
+        ],
+        "doctor": ["doctor", "--check", "state", "--format", "json"],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("which", sorted(FILES))
+def test_no_command_blocks_reads_or_writes_a_stored_file_that_is_not_a_file(
+    template: tuple[Path, str], tmp_path: Path, which: str, kind: str
+) -> None:
+    root, key = _copy(template, tmp_path)
+    path = _path(root, which, key)
+    replace_with(path, kind, appended=which in APPENDED)
+    shown = str(path.relative_to(root))
+    refused = []
+    for name, args in _commands(key).items():
+        before = _tree(root)
+        result = run_loopx(*args, root=root, timeout=30)  # a hang fails here
+        where = f"{name} with a {kind} {which}"
+        out = result.stdout + result.stderr
+        assert result.exit_code in DOCUMENTED | {0}, f"{where}: {result.exit_code} {result.stderr}"
+        assert "Traceback" not in out and str(tmp_path) not in out, f"{where}: {out}"
+        if result.exit_code == int(ExitCode.STATE_INVALID) and shown in out:
+            refused.append(name)
+        if name == "doctor" and result.exit_code == int(ExitCode.DRIFT):
+            report = json.loads(result.stdout)
+            assert any(shown in f["message"] for f in report["findings"]), f"{where}: {report}"
+            refused.append(name)
+        if result.exit_code not in (0, int(ExitCode.DRIFT)) and name != "should-run":
+            assert result.stderr.count("\n") == 1, f"{where}: {result.stderr}"
+        if result.exit_code != 0:
+            assert _tree(root) == before, f"{where} changed files"
+    assert "doctor" in refused, f"the doctor does not name a {kind} {which}"
+    if which in ("registry", "state", "store-choice"):  # every command reads these
+        assert set(refused) >= {"should-run", "writeback"}, refused
+
+
+@contextmanager
+def alarm(seconds: int = 10) -> Iterator[None]:
+    """Fail (rather than hang) a read that blocks, e.g. on a FIFO with no writer."""
+
+    def ring(signum: int, frame: object) -> None:
+        raise AssertionError("a read blocked")
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _readers(root: Path, key: str) -> dict[str, list[Callable[[], Any]]]:
+    """In-process, every reader of each file: the pydantic store, the lean reads, the settlement store."""
+    files, lean, settle = FileStore(root), LeanFileStore(FileStore(root)), LeanSettleStore(str(root))
+
+    def receipt(store: FileStore) -> Callable[[], Any]:
+        return lambda: store.spend_receipt("g", "x")
+
+    return {
+        "registry": [files.read_registry, lean.read_registry, settle.read_registry],
+        "state": [lambda s=s: s.read_goal("g") for s in (files, lean, settle)],
+        "ledger": [
+            lambda: files.ledger_all("g"),
+            lambda: lean.ledger_since("g", T0),
+            lambda: settle.ledger_since("g", T0),
+            lambda: ledger.last_event(files.ledger_path("g")),
+            receipt(files),
+            receipt(settle),
+        ],
+        "history": [
+            lambda: files.read_history("g"),
+            lambda: lean.read_history("g", last=5),
+            lambda: settle.run_indexed("g", "r"),
+        ],
+        "receipts": [receipt(files), receipt(settle)],
+        "journal": [lambda s=s: s.read_journal("g", key) for s in (files, lean, settle)],
+        "scheduler": [lambda s=s: s.read_scheduler("g") for s in (files, lean, settle)],
+    }
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("which", sorted(set(FILES) - {"store-choice"}))
+def test_every_reader_refuses_a_stored_file_that_is_not_a_file(
+    template: tuple[Path, str], tmp_path: Path, which: str, kind: str
+) -> None:
+    root, key = _copy(template, tmp_path)
+    path = _path(root, which, key)
+    replace_with(path, kind, appended=which in APPENDED)
+    before = _tree(root)
+    for read in _readers(root, key)[which]:
+        with alarm(), pytest.raises(NotAFileError) as caught:
+            read()
+        assert str(path.relative_to(root)) in caught.value.message or path.name in caught.value.message
+        assert caught.value.exit_code == ExitCode.STATE_INVALID
+        assert str(tmp_path) not in caught.value.message
+    if which != "receipts":  # derived: `store migrate` does not move it
+        with alarm(), pytest.raises(StateInvalidError):
+            files_bulk.read(FileStore(root))  # `store migrate` reads the whole store
+    assert _tree(root) == before
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_run_record_or_a_kept_previous_version_that_is_not_a_file(
+    template: tuple[Path, str], tmp_path: Path, kind: str
+) -> None:
+    root, _ = _copy(template, tmp_path)
+    store = FileStore(root)
+    run = next(p for p in store.runs_dir("g").glob("*.json"))
+    replace_with(run, kind)
+    with alarm(), pytest.raises(NotAFileError):
+        store.read_run("g", run.stem)
+    replace_with(root / ".loopx/goals/g/state.json.prev", kind)
+    from loopx_core.doctor.quarantine import previous
+    from loopx_core.models import GoalState
+
+    with alarm():
+        assert previous(store.goal_path("g"), GoalState) is None
+
+
+@pytest.mark.parametrize("size", [0, 1, 5, 64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1, 200_000])
+def test_a_regular_file_is_read_whole_at_any_size_under_the_cap(tmp_path: Path, size: int) -> None:
+    path = tmp_path / "f"
+    data = os.urandom(size)
+    path.write_bytes(data)
+    assert read_bytes(path, what="x")[0] == data
+    lines = [os.urandom(7).hex().encode() for _ in range(size // 15)]
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    assert list(ledger.reverse_lines(path)) == lines[::-1]
+
+
+def test_a_line_over_the_cap_is_refused_without_reading_the_file_whole(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    with path.open("wb") as handle:  # sparse: 70 MiB of zeros and a newline, no line end before
+        handle.truncate(70 * 1024 * 1024)
+        handle.seek(0, 2)
+        handle.write(b"\n")
+    with alarm(), pytest.raises(NotAFileError, match="a line over 64 MiB"):
+        list(ledger.reverse_lines(path))
+
+
+def test_receipts_module_refuses_rather_than_replaces_a_fifo_index(
+    template: tuple[Path, str], tmp_path: Path
+) -> None:
+    root, _ = _copy(template, tmp_path)
+    store = FileStore(root)
+    replace_with(store.receipts_path("g"), "fifo")
+    with alarm(), pytest.raises(NotAFileError):
+        receipts.load(store._receipt_sources("g"))
+    assert store.receipts_path("g").is_fifo()
