@@ -76,7 +76,9 @@ ODD_TEXT = st.sampled_from(
         "x" * 5000,
     ]
 )
+"""Text a person adds to a free-text field (lone surrogates too: refused as pydantic refuses them)."""
 OFFSETS = [timezone(timedelta(minutes=m)) for m in (0, 330, -480, 840, -720, 59, -1)]
+"""The offsets a time is retyped at (the same instant)."""
 ODD_VALUES = st.sampled_from([0, 1, "x", None, [], {}, 1.5, True, "2026-11-29T12:00:00Z"])
 """What a key given twice first holds (pydantic validates it in a dict field, ignores it in a model)."""
 
@@ -102,122 +104,161 @@ def _char(char: str, how: int) -> str:
     return text if how == 1 else text.replace("\\u", "\\U").upper().replace("\\U", "\\u")
 
 
-def _time_text(draw: st.DrawFn, text: str) -> str:
+KINDS = (
+    "space",
+    "order",
+    "escape",
+    "number",
+    "time",
+    "unix",
+    "offset",
+    "twice",
+    "null",
+    "text",
+    "end",
+    "bom",
+    "unknown",
+)
+"""The kinds of hand edit; a file gets some of them, each at its own rate."""
+
+
+class _Style:
+    """How one file was edited: for each kind of edit, how often (never, now and then, mostly)."""
+
+    def __init__(self, draw: st.DrawFn) -> None:
+        self.draw = draw
+        self.rarity = {kind: draw(st.sampled_from([None, None, 0, 2, 8])) for kind in KINDS}
+
+    def odd(self, kind: str) -> bool:
+        """Whether this token gets an edit of `kind`."""
+        rarity = self.rarity[kind]
+        return rarity is not None and self.draw(st.integers(0, rarity)) == 0
+
+
+def _time_text(style: _Style, text: str) -> str:
     """A LoopX time retyped: the same instant at another offset, fractional seconds added or
-    not, `+00:00` or `z` for UTC, a space for the `T` (pydantic judges the odd ones)."""
+    not, `+00:00` or `z` for UTC, a space for the `T`, an offset's digits typed by hand, a Unix
+    time (pydantic judges the odd ones)."""
+    draw = style.draw
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
-        return text
-    when = when.astimezone(draw(st.sampled_from(OFFSETS)))
-    shown = when.isoformat(
-        timespec=draw(st.sampled_from(["auto", "seconds", "milliseconds", "microseconds"]))
-    )
-    shown = draw(st.sampled_from([shown, shown, shown.replace("+00:00", "Z"), shown.replace("+00:00", "z")]))
-    if draw(st.integers(0, 9)) == 0:  # an offset typed by hand, whatever its digits
+        return json.dumps(text)
+    if style.odd("unix"):  # pydantic reads a number as a Unix time (UTC)
+        return str(int(when.timestamp()))
+    if style.odd("time"):
+        when = when.astimezone(draw(st.sampled_from(OFFSETS)))
+        text = when.isoformat(timespec=draw(st.sampled_from(["seconds", "milliseconds", "microseconds"])))
+        text = text.replace("+00:00", draw(st.sampled_from(["+00:00", "Z", "z"])))
+        text = text.replace("T", draw(st.sampled_from(["T", "T", " ", "t"])))
+    if style.odd("offset"):  # an offset typed by hand, whatever its digits
         hours, minutes = draw(st.integers(0, 25)), draw(st.integers(0, 99))
-        shown = shown[:19] + f"{draw(st.sampled_from('+-'))}{hours:02d}:{minutes:02d}"
-    return draw(st.sampled_from([shown, shown, shown, shown.replace("T", " "), shown.replace("T", "t")]))
+        form = draw(st.sampled_from(["{}{:02d}:{:02d}", "{}{:02d}{:02d}", "{}{:02d}:{:02d}:30", "{}{:02d}"]))
+        text = text[:19] + form.format(draw(st.sampled_from("+-")), hours, minutes)
+    return '"' + text + '"'
 
 
-@st.composite
-def rendered(draw: st.DrawFn, value: Any, line: bool = False, key: str | None = None) -> str:
+def _text(style: _Style, value: str) -> str:
+    """A JSON string of `value`: its characters as they are, or (oddly) all of them `\\u`
+    escaped in lower or upper case (surrogate pairs beyond the BMP), `\\/` for a slash, or
+    each character its own way."""
+    how = style.draw(st.integers(1, 4)) if style.odd("escape") else 0
+    if how < 4 or len(value) > 40:  # one spelling for a long text (a draw a character overruns)
+        return '"' + "".join(_char(c, how % 4) for c in value) + '"'
+    hows = st.integers(0, 3)
+    return '"' + "".join(_char(c, style.draw(hows)) for c in value) + '"'
+
+
+def _number(style: _Style, value: bool | float) -> str:
+    """A number or bool as typed: its JSON, or (oddly) `1.0` / `1e0` for an int, `1` for an
+    integral float, `%.17g` / `%e` / 20 decimals, the number's text in a string, 0/1 or a word
+    for a bool (pydantic's lax mode takes them all for the field's type)."""
+    if isinstance(value, bool):
+        text = json.dumps(value)
+        odd = [str(int(value)), f'"{text}"', '"yes"' if value else '"off"']
+    elif isinstance(value, int):
+        text = str(value)
+        odd = [f"{value}.0", f"{value}e0", f"{value}E+0", f'"{value}"']
+    else:
+        text = repr(value)
+        odd = [f"{value:.17g}", f"{value:e}", f"{value:.20f}", f'"{value!r}"']
+        if value == int(value) and abs(value) < 1e15:
+            odd.append(str(int(value)))
+    return style.draw(st.sampled_from(odd)) if style.odd("number") else text
+
+
+def rendered(style: _Style, value: Any, line: bool = False, key: str | None = None) -> str:
     """`value` as a person may have typed it (same meaning, or one pydantic judges)."""
-    space = _space(line) if draw(st.booleans()) else st.just(" " if line else "")
+    draw = style.draw
+
+    def space() -> str:
+        return draw(_space(line)) if style.odd("space") else ""
+
     if isinstance(value, dict):
         items = list(value.items())
-        if draw(st.integers(0, 3)) == 0:
+        if style.odd("order"):
             items = draw(st.permutations(items))
         parts = []
         for name, inner in items:
-            if draw(st.integers(0, 15)) == 0:  # the key given twice, the first time with another value
-                parts.append(draw(rendered(name, line)) + ":" + draw(rendered(draw(ODD_VALUES), line)))
-            parts.append(
-                draw(space)
-                + draw(rendered(name, line))
-                + draw(space)
-                + ":"
-                + draw(space)
-                + draw(rendered(inner, line, name))
-                + draw(space)
-            )
-        return "{" + ",".join(parts) + draw(space) + "}"
+            if style.odd("twice"):  # the key given twice, the first time with another value
+                parts.append(_text(style, name) + ":" + rendered(style, draw(ODD_VALUES), line))
+            typed = rendered(style, inner, line, name)
+            parts.append(space() + _text(style, name) + space() + ":" + space() + typed + space())
+        return "{" + ",".join(parts) + space() + "}"
     if isinstance(value, list):
-        return "[" + ",".join(draw(space) + draw(rendered(v, line, key)) + draw(space) for v in value) + "]"
+        return "[" + ",".join(space() + rendered(style, v, line, key) + space() for v in value) + "]"
     if isinstance(value, str):
         if key is not None and (key.endswith("_at") or key in ("at", "until", "since")):
-            if draw(st.integers(0, 15)) == 0:  # a Unix time: pydantic reads it as UTC
-                try:
-                    return str(int(datetime.fromisoformat(value).timestamp()))
-                except ValueError:
-                    pass
-            value = _time_text(draw, value)
-        elif key in FREE_TEXT or key == "evidence":
-            value = value + draw(st.sampled_from(["", "", ""]) | ODD_TEXT)
-        how = draw(st.sampled_from([0, 0, 0, 1, 2, 3, 4]))
-        if how < 4 or len(value) > 40:  # one spelling for the whole text (a draw a character overruns)
-            return '"' + "".join(_char(c, how % 4) for c in value) + '"'
-        hows = st.sampled_from([0, 0, 1, 2, 3])
-        return '"' + "".join(_char(c, draw(hows)) for c in value) + '"'
+            return _time_text(style, value)
+        if (key in FREE_TEXT or key == "evidence") and style.odd("text"):
+            value += draw(ODD_TEXT)
+        return _text(style, value)
     if value is None:
         return "null"
-    if isinstance(value, bool):  # pydantic's lax bool takes 0/1 and words for a bool field
-        text = json.dumps(value)
-        return draw(
-            st.sampled_from([text] * 6 + [str(int(value)), f'"{text}"', '"yes"' if value else '"off"'])
-        )
-    if isinstance(value, int):  # and a number's text in a string for a number field
-        return draw(
-            st.sampled_from([str(value)] * 3 + [f"{value}.0", f"{value}e0", f"{value}E+0", f'"{value}"'])
-        )
-    assert isinstance(value, float)
-    forms = [repr(value), repr(value), f"{value:.17g}", f"{value:e}", f"{value:.20f}", f'"{value!r}"']
-    if value == int(value) and abs(value) < 1e15:
-        forms.append(str(int(value)))
-    return draw(st.sampled_from(forms))
+    return _number(style, value)
 
 
-@st.composite
-def edited_value(draw: st.DrawFn, doc: Any, optional: frozenset[str] = frozenset()) -> Any:
+def edited_value(style: _Style, doc: Any, optional: frozenset[str] = frozenset()) -> Any:
     """`doc` with its values edited as a person may: a null dropped, an absent optional field
-    (of `optional`) set to null, rarely an unknown field added (refused by both)."""
+    (of `optional`) set to null, an unknown field added (refused by both)."""
     if isinstance(doc, list):
-        return [draw(edited_value(v)) for v in doc]
+        return [edited_value(style, v) for v in doc]
     if not isinstance(doc, dict):
         return doc
     out = {}
     for name, value in doc.items():
-        if value is None and draw(st.integers(0, 3)) == 0:
+        if value is None and style.odd("null"):
             continue  # an optional field left out
-        out[name] = draw(edited_value(value))
+        out[name] = edited_value(style, value)
     for name in sorted(optional - set(doc)):
-        if draw(st.integers(0, 2)) == 0:
+        if style.odd("null"):
             out[name] = None
-    if draw(st.integers(0, 60)) == 0:
+    if style.odd("unknown") and style.odd("unknown"):
         out["note"] = "mine"
     return out
 
 
 @st.composite
 def hand_edited(draw: st.DrawFn, data: bytes, *, jsonl: bool) -> bytes:
-    """A stored file's bytes as a person saves it after editing (every line of a JSONL file)."""
+    """A stored file's bytes as a person saves it after editing (every line of a JSONL file):
+    some kinds of edit, each now and then or throughout."""
+    style = _Style(draw)
     if jsonl:
         out = []
         for text in data.decode().splitlines():
-            doc = draw(
-                edited_value(json.loads(text), _LEDGER_OPTIONAL if '"event_id"' in text else frozenset())
-            )
-            out.append(draw(rendered(doc, True)) + draw(st.sampled_from(["", "", "\r", " "])))
-        body = "\n".join(out) + draw(st.sampled_from(["\n", "\n", "\r\n", "\n\n"]))
+            optional = _LEDGER_OPTIONAL if '"event_id"' in text else frozenset()
+            end = draw(st.sampled_from(["\r", " "])) if style.odd("end") else ""
+            out.append(rendered(style, edited_value(style, json.loads(text), optional), True) + end)
+        body = "\n".join(out) + (draw(st.sampled_from(["\r\n", "\n\n"])) if style.odd("end") else "\n")
     else:
-        body = (
-            draw(_space(False)) + draw(rendered(draw(edited_value(json.loads(data))))) + draw(_space(False))
-        )
-        body += draw(st.sampled_from(["\n", "", "\r\n", "\n\n"]))
-        if draw(st.integers(0, 3)) == 0:
+        body = rendered(style, edited_value(style, json.loads(data)))
+        if style.odd("space"):
+            body = draw(_space(False)) + body + draw(_space(False))
+        body += draw(st.sampled_from(["", "\r\n", "\n\n"])) if style.odd("end") else "\n"
+        if style.odd("end"):
             body = body.replace("\n", "\r\n")
     encoded = body.encode("utf-8", "surrogatepass")
-    return b"\xef\xbb\xbf" + encoded if draw(st.integers(0, 40)) == 0 else encoded
+    return b"\xef\xbb\xbf" + encoded if style.odd("bom") and style.odd("bom") else encoded
 
 
 _LEDGER_OPTIONAL = frozenset(n for n, f in LedgerEvent.model_fields.items() if f.default is None)
@@ -386,7 +427,7 @@ def _printed(store: Any, op: tuple[Any, ...], now: datetime, settled: str) -> tu
         return ("internal", type(error).__name__, str(error))
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_settlement_commands_on_a_hand_edited_project_agree_through_both_stores(
     template: tuple[Path, dict[str, str]], tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
