@@ -10,14 +10,10 @@ by generated argument dicts over one long-lived server session.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import select
-import subprocess
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -26,59 +22,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp.client.session import ClientSession
 
-from loopx_core.errors import ExitCode
 from loopx_core.mcp.answers import MAX_MESSAGE
 from loopx_core.mcp.server import LoopxServer, strict_tool
-from loopx_core.ops import goals, todos
-from loopx_core.settlement.turns import begin_turn
-from tests.conftest import LOOPX_BIN, T0, T0_ISO, Project
+from tests.conftest import Project
 from tests.mcpclient import TOOLS, Tools, with_server
+from tests.mcpinputs import RawServer, assert_typed, files_of, setup_turn
 
 MEGABYTE_ID = "a" * 1_000_000
-EXIT_CODES = {int(code) for code in ExitCode}
 SETTLEMENT_CODES = set(range(10, 20))
 """Settlement refusals may journal the failure (a `failed` tombstone) but settle nothing."""
 SETTLED_FILES = ("events.jsonl", "receipts.json", "runs/")
-
-
-def _setup(project: Project) -> str:
-    """Goal g, agents builder and other, todos t1-t3, builder's turn begun on t1: its key."""
-    store = project.store
-    goals.add_goal(store, "g", "Objective", T0)
-    goals.register_agent(store, "builder", [], T0)
-    goals.register_agent(store, "other", [], T0)
-    for title in ("First", "Second", "Third"):
-        todos.add_todo(store, "g", title, T0)
-    journal, _ = begin_turn(store, "g", "builder", T0, todo_id="t1")
-    return journal.turn_key
-
-
-def _files(root: Path) -> dict[str, str]:
-    """Every file in the project's folder and around it (`.loopx/locks/` aside): its hash.
-
-    The folder around catches a file written through an id that climbs out of `.loopx/`.
-    """
-    base = root.parent
-    return {
-        str(p.relative_to(base)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(base.rglob("*"))
-        if p.is_file() and p.parent != root / ".loopx" / "locks"
-    }
-
-
-def _assert_typed(text: str) -> dict[str, Any]:
-    """`text` is exactly LoopX's JSON error object with a documented exit code; the object."""
-    data = json.loads(text)
-    assert list(data) == ["error"], text[:300]
-    error = data["error"]
-    assert set(error) <= {"code", "message", "exit_code", "step"} and {"code", "message", "exit_code"} <= set(
-        error
-    )
-    assert isinstance(error["code"], str) and isinstance(error["message"], str)
-    assert error["exit_code"] in EXIT_CODES, error
-    assert error["code"] != "internal" and error["exit_code"] != int(ExitCode.INTERNAL), error
-    assert len(error["message"]) <= MAX_MESSAGE
-    return error
 
 
 # -- through the SDK's own client ---------------------------------------------------------
@@ -121,8 +74,8 @@ BAD_CALLS = [
 def test_a_bad_call_is_a_typed_usage_error_and_writes_nothing(
     project: Project, tool: str, arguments: dict[str, Any], named: str
 ) -> None:
-    _setup(project)
-    before = _files(project.root)
+    setup_turn(project)
+    before = files_of(project.root)
 
     async def body(session: ClientSession, tools: Tools) -> str:
         result = await session.call_tool(tool, arguments)
@@ -131,11 +84,11 @@ def test_a_bad_call_is_a_typed_usage_error_and_writes_nothing(
         return content.text  # type: ignore[union-attr]
 
     text = with_server(project.root, body)
-    error = _assert_typed(text)
+    error = assert_typed(text)
     assert (error["code"], error["exit_code"]) == ("usage", 2), error
     assert named in error["message"]
     assert "Error executing tool" not in text and "pydantic" not in text and "aaaa" * 40 not in text
-    assert _files(project.root) == before
+    assert files_of(project.root) == before
 
 
 def test_the_published_schemas_refuse_unknown_arguments(project: Project) -> None:
@@ -175,74 +128,10 @@ def test_an_unexpected_exception_in_a_tool_is_typed_internal_without_traceback(
 # -- a raw stdio client: JSON-RPC lines written by hand -----------------------------------
 
 
-class RawServer:
-    """`loopx mcp serve` driven line by line over its stdin and stdout."""
-
-    def __init__(self, root: Path, stderr: Path) -> None:
-        env = {**os.environ, "LOOPX_NOW": T0_ISO}
-        self._err = stderr.open("wb")
-        self.proc = subprocess.Popen(
-            [str(LOOPX_BIN), "--root", str(root), "mcp", "serve"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._err,
-            env=env,
-        )
-        self.stderr = stderr
-        self._buffer = b""
-        self._next_id = 0
-        reply = self.request(
-            "initialize",
-            {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        )
-        assert "result" in reply, reply
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def send(self, message: Any) -> None:
-        """Write one line: a JSON value (NaN and infinities as bare tokens) or raw text."""
-        line = message if isinstance(message, str) else json.dumps(message, allow_nan=True)
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line.encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def reply(self, timeout: float = 20) -> dict[str, Any]:
-        """The next line the server writes, parsed; fails on silence or exit."""
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        while b"\n" not in self._buffer:
-            ready, _, _ = select.select([fd], [], [], timeout)
-            assert ready, "the server did not answer"
-            chunk = os.read(fd, 1 << 16)
-            assert chunk, f"the server exited ({self.proc.poll()})"
-            self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        return json.loads(line)
-
-    def request(self, method: str, params: Any) -> dict[str, Any]:
-        """Send a request with a fresh id; its reply (which must carry that id)."""
-        self._next_id += 1
-        self.send({"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params})
-        answer = self.reply()
-        assert answer.get("id") == self._next_id, answer
-        return answer
-
-    def close(self) -> str:
-        """End the session (stdin closed); the server's stderr."""
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait(timeout=20)
-        self._err.close()
-        return self.stderr.read_text(errors="replace")
-
-
 @pytest.fixture
 def raw(project: Project, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawServer]:
     """A set-up project served over a raw stdio session (its stderr kept outside the project)."""
-    _setup(project)
+    setup_turn(project)
     server = RawServer(project.root, tmp_path_factory.mktemp("server") / "stderr.txt")
     yield server
     if server.proc.poll() is None:
@@ -319,7 +208,7 @@ def test_nan_tokens_and_a_megabyte_id_over_raw_json_rpc(raw: RawServer) -> None:
         answer = raw.request("tools/call", {"name": "todo_claim", "arguments": arguments})
         result = answer["result"]
         assert result["isError"] is True
-        error = _assert_typed(result["content"][0]["text"])
+        error = assert_typed(result["content"][0]["text"])
         assert error["code"] == "usage" and named in error["message"]
         assert len(json.dumps(answer)) < 2 * MAX_MESSAGE
     assert "Traceback" not in raw.close()
@@ -366,7 +255,7 @@ def _value(name: str, turn_key: str) -> st.SearchStrategy[Any]:
     return st.one_of(st.sampled_from(likely), st.sampled_from(likely), st.sampled_from(likely), VALUES)
 
 
-def _calls(schemas: dict[str, dict[str, Any]], turn_key: str) -> st.SearchStrategy[tuple[str, Any]]:
+def tool_calls(schemas: dict[str, dict[str, Any]], turn_key: str) -> st.SearchStrategy[tuple[str, Any]]:
     """A tool name (now and then an unknown one) and its arguments: mostly complete, often odd."""
 
     def for_tool(name: str) -> st.SearchStrategy[tuple[str, Any]]:
@@ -410,10 +299,10 @@ def test_generated_calls_get_typed_answers_and_refusals_change_nothing(
             HealthCheck.large_base_example,
         ],
     )
-    @given(call=_calls(schemas, turn_key))
+    @given(call=tool_calls(schemas, turn_key))
     def check(call: tuple[str, Any]) -> None:
         name, arguments = call
-        before = _files(root)
+        before = files_of(root)
         answer = raw.request("tools/call", {"name": name, "arguments": arguments})
         text = json.dumps(answer, ensure_ascii=False)
         assert not any(p in text for p in private), text[:500]
@@ -421,16 +310,16 @@ def test_generated_calls_get_typed_answers_and_refusals_change_nothing(
         if not isinstance(arguments, dict | None):  # null arguments are no arguments
             assert answer["error"]["code"] == -32602, answer
             seen["json-rpc error"] += 1
-            assert _files(root) == before
+            assert files_of(root) == before
             return
         result = answer["result"]
         if not result.get("isError"):
             assert isinstance(result["structuredContent"], dict), result
             seen["success"] += 1
             return
-        error = _assert_typed(result["content"][0]["text"])
+        error = assert_typed(result["content"][0]["text"])
         seen[error["code"]] += 1
-        after = _files(root)
+        after = files_of(root)
         if error["exit_code"] in SETTLEMENT_CODES:
             settled = [f for f in set(before) | set(after) if f.endswith(SETTLED_FILES) or "/runs/" in f]
             assert {f: before.get(f) for f in settled} == {f: after.get(f) for f in settled}, error

@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from mcp.client.session import ClientSession
 
 from loopx_core.mcp.answers import ALIASES, in_tool_words
-from tests.adversarial.test_mcp_inputs import _setup
 from tests.conftest import Project
 from tests.mcpclient import Tools, with_server
+from tests.mcpinputs import setup_turn
 
 KEY = "sha256:" + "0" * 64
 FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?![\w-])")
@@ -81,7 +81,7 @@ REFUSALS: list[tuple[str, dict[str, Any], str]] = [
 
 
 def test_refusals_through_the_server_name_the_tools_arguments(project: Project) -> None:
-    _setup(project)
+    setup_turn(project)
 
     async def body(session: ClientSession, tools: Tools) -> list[tuple[str, str, list[str]]]:
         listed = {t.name: list(t.input_schema["properties"]) for t in (await session.list_tools()).tools}

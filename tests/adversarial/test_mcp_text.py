@@ -28,39 +28,12 @@ from mcp.client.client import Client
 
 from loopx_core.mcp.answers import lone_surrogate
 from loopx_core.mcp.server import build_server
-from tests.adversarial.test_mcp_inputs import RawServer, _assert_typed, _files, _setup
 from tests.conftest import Project
 from tests.mcpclient import TOOLS
+from tests.mcpinputs import RawServer, assert_typed, files_of, setup_turn, tool_calls
 
 KEY = "sha256:" + "0" * 64
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _calls(turn_key: str) -> dict[str, dict[str, Any]]:
-    """A well-formed call of every tool (its strings are where a surrogate goes)."""
-    who = {"goal_id": "g", "agent_id": "builder"}
-    turn = {**who, "turn_key": turn_key}
-    return {
-        "quota_should_run": {**who, "available_capabilities": ["python"], "surface": "codex-app"},
-        "todo_list": {"goal_id": "g", "status": "open"},
-        "todo_claim": {"goal_id": "g", "todo_id": "t2", "agent_id": "other"},
-        "todo_complete": {"goal_id": "g", "todo_id": "t1", "agent_id": "builder", "evidence": ["ran"]},
-        "turn_begin": {"goal_id": "g", "agent_id": "other", "todo_id": "t3", "turn_instance_id": "i-1"},
-        "writeback": {**turn, "summary": "did it", "validation_status": "passed", "changed_files": ["a"]},
-        "quota_spend": turn,
-        "turn_renew": turn,
-        "turn_inspect_journal": turn,
-        "status": {},
-        "todo_add": {"goal_id": "g", "title": "A title", "required_capabilities": ["python"]},
-        "todo_update": {"goal_id": "g", "todo_id": "t2", "title": "New title"},
-        "turn_cancel": {**turn, "reason": "stop"},
-        "focus_wait": {"goal_id": "g", "reason": "CI runs", "for_minutes": 5},
-        "focus_poll": {"goal_id": "g"},
-        "focus_done": {"goal_id": "g", "evidence": "green"},
-        "gate_open": {"goal_id": "g", "title": "Review"},
-        "gate_resolve": {"goal_id": "g", "gate_id": "x1", "resolution": "ok"},
-        "history": {"goal_id": "g"},
-    }
 
 
 SURROGATES = st.integers(min_value=0xD800, max_value=0xDFFF).map(chr)
@@ -93,16 +66,16 @@ def spoiled(
 
 
 def test_every_tool_has_a_call_here() -> None:
-    assert set(_calls(KEY)) == TOOLS
+    assert set(tool_calls(KEY)) == TOOLS
 
 
 def test_in_process_a_lone_surrogate_or_nul_anywhere_is_a_usage_error_and_writes_nothing(
     project: Project,
 ) -> None:
-    turn_key = _setup(project)
-    calls = _calls(turn_key)
+    turn_key = setup_turn(project)
+    calls = tool_calls(turn_key)
     server = build_server(str(project.root))
-    before = _files(project.root)
+    before = files_of(project.root)
 
     async def call(name: str, arguments: dict[str, Any], where: str) -> Any:
         if where == "an argument name":
@@ -119,11 +92,11 @@ def test_in_process_a_lone_surrogate_or_nul_anywhere_is_a_usage_error_and_writes
         nul = "\\x00" in repr(arguments)
         result = anyio.run(call, name, arguments, where)
         assert result.is_error
-        error = _assert_typed(result.content[0].text)
+        error = assert_typed(result.content[0].text)
         assert error["code"] == "usage", error
         why = "it holds a NUL character" if nul else "not Unicode text"
         assert f"invalid arguments for {name}: {where}: {why}" in error["message"], error
-        assert _files(project.root) == before
+        assert files_of(project.root) == before
 
     check()
 
@@ -151,16 +124,16 @@ def test_a_shared_or_cyclic_container_is_walked_once() -> None:
 @pytest.fixture
 def raw(project: Project, tmp_path_factory: pytest.TempPathFactory) -> RawServer:
     """A set-up project served over a raw stdio session."""
-    _setup(project)
+    setup_turn(project)
     return RawServer(project.root, tmp_path_factory.mktemp("server") / "stderr.txt")
 
 
 def test_over_stdio_surrogate_escapes_and_non_utf8_bytes_are_answered_by_id(
     raw: RawServer, project: Project
 ) -> None:
-    before = _files(project.root)
+    before = files_of(project.root)
     turn_key = json.loads((project.root / ".loopx/goals/g/state.json").read_text())["open_turns"]["builder"]
-    calls = _calls(turn_key)
+    calls = tool_calls(turn_key)
     ids = iter(range(1000, 10_000))
 
     @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -183,7 +156,7 @@ def test_over_stdio_surrogate_escapes_and_non_utf8_bytes_are_answered_by_id(
         assert answer["id"] == request_id and answer["error"]["code"] == -32600, answer
         said = answer["error"]["message"]
         assert ("not Unicode text (a lone surrogate" if form == "escape" else "not UTF-8 text") in said, said
-        assert _files(project.root) == before
+        assert files_of(project.root) == before
 
     check()
     assert raw.request("tools/call", {"name": "status", "arguments": {}})["result"]["isError"] is False

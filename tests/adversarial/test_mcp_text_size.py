@@ -23,9 +23,8 @@ from hypothesis import strategies as st
 
 from loopx_core.mcp.answers import MAX_ALL_TEXT, MAX_MESSAGE, MAX_TEXT
 from loopx_core.mcp.server import build_server
-from tests.adversarial.test_mcp_inputs import _assert_typed, _files, _setup
-from tests.adversarial.test_mcp_text import _calls
 from tests.conftest import Project
+from tests.mcpinputs import assert_typed, files_of, setup_turn, tool_calls
 
 LENGTHS = st.sampled_from([MAX_TEXT - 1, MAX_TEXT, MAX_TEXT + 1, 3 * MAX_TEXT])
 
@@ -40,9 +39,20 @@ def _free_text(server: Any, calls: dict[str, dict[str, Any]]) -> list[tuple[str,
     )
 
 
+def _text_in(value: Any) -> int:
+    """Characters of text in `value`: its strings, keys included, however deep."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(len(k) + _text_in(v) for k, v in value.items())
+    if isinstance(value, list):
+        return sum(_text_in(v) for v in value)
+    return 0
+
+
 def test_text_past_a_command_lines_bound_is_refused_and_writes_nothing(project: Project) -> None:
-    turn_key = _setup(project)
-    calls = _calls(turn_key)
+    turn_key = setup_turn(project)
+    calls = tool_calls(turn_key)
     server = build_server(str(project.root))
     places = _free_text(server, calls)
     assert len(places) >= 15, places
@@ -53,17 +63,17 @@ def test_text_past_a_command_lines_bound_is_refused_and_writes_nothing(project: 
         name, arg, is_list = place
         text = "x" * length
         arguments = {**calls[name], arg: [text] * many if is_list else text}
-        before = _files(project.root)
+        before = files_of(project.root)
         result = anyio.run(server.call_tool, name, arguments)
         body = result.content[0].text
-        total = length * (many if is_list else 1)
+        total = _text_in(arguments)  # every string of the call, argument names included
         if length > MAX_TEXT or total > MAX_ALL_TEXT:
             assert result.is_error, (name, arg, length, many)
-            error = _assert_typed(body)
+            error = assert_typed(body)
             assert error["code"] == "usage" and "more than a command line carries" in error["message"], error
             assert (f"{arg}" if length > MAX_TEXT else "characters of text in all") in error["message"]
             assert len(body) < 2 * MAX_MESSAGE
-            assert _files(project.root) == before
+            assert files_of(project.root) == before
         elif result.is_error:  # within the bound: whatever the tool says, it is not this refusal
             assert "more than a command line carries" not in json.loads(body)["error"]["message"]
 
@@ -71,7 +81,7 @@ def test_text_past_a_command_lines_bound_is_refused_and_writes_nothing(project: 
 
 
 def test_an_id_keeps_its_own_refusal(project: Project) -> None:
-    _setup(project)
+    setup_turn(project)
     server = build_server(str(project.root))
     result = anyio.run(server.call_tool, "todo_list", {"goal_id": "g" * (MAX_TEXT + 1)})
     message = json.loads(result.content[0].text)["error"]["message"]
