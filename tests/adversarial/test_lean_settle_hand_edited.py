@@ -105,6 +105,7 @@ def _char(char: str, how: int) -> str:
 
 
 KINDS = (
+    "float",
     "space",
     "order",
     "escape",
@@ -180,6 +181,8 @@ def _number(style: _Style, value: bool | float) -> str:
         text = str(value)
         odd = [f"{value}.0", f"{value}e0", f"{value}E+0", f'"{value}"']
     else:
+        if style.odd("float"):  # another quantity typed in: big, tiny, subnormal
+            value = style.draw(st.sampled_from([1e-7, 1e16, 5e-324, 0.1, 1e22, 2.5, 1e-5, 1e300]))
         text = repr(value)
         odd = [f"{value:.17g}", f"{value:e}", f"{value:.20f}", f'"{value!r}"']
         if value == int(value) and abs(value) < 1e15:
