@@ -23,7 +23,7 @@ from loopx_core.store.files import FileStore
 from loopx_core.store.lean_store import LeanSettleStore
 from tests.builders import settle_turn, tree
 from tests.conftest import T0
-from tests.test_store_contract import OPERATIONS, apply, with_goal
+from tests.store_ops import OPERATIONS, apply, with_goal
 
 ORDER = (StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK, StepKind.QUOTA_SPEND)
 STEPS = st.one_of(st.just(ORDER), st.sets(st.sampled_from(ORDER)).map(lambda s: [k for k in ORDER if k in s]))

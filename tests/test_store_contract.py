@@ -18,14 +18,13 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from loopx_core.errors import ConflictError, LockTimeoutError, NotFoundError, UsageError
 from loopx_core.models import SCHEMA_VERSION, GoalState, LedgerEvent
 from loopx_core.models.journal import TurnJournal
 from loopx_core.models.runs import RunIndexEntry
 from loopx_core.models.scheduler import SchedulerEntry, SchedulerState
-from loopx_core.ops import goals, spend, todos
+from loopx_core.ops import spend, todos
 from loopx_core.store.base import Store
 from loopx_core.store.files import FileStore
 from loopx_core.store.migrate import read as snapshot_of
@@ -33,15 +32,23 @@ from loopx_core.store.postgres import PostgresStore
 from tests.builders import settle_turn
 from tests.conftest import T0
 from tests.pg import Cluster, cluster_fixture  # noqa: F401  (the session fixture pg_cluster)
+from tests.store_ops import OPERATIONS, apply, with_goal
 
 KINDS = ("files", "postgresql")
+LEAN_TOO = pytest.mark.parametrize("store", [*KINDS, "lean files"], indirect=True)
+"""A promise the settlement commands' store (`LeanSettleStore`, lean objects) keeps too."""
 KEY = "sha256:" + "a" * 64
 
 
 def make_store(kind: str, root: Path, cluster: Cluster) -> Store:
     """An initialised, empty store of `kind` for the project at `root`."""
     root.mkdir(parents=True, exist_ok=True)
-    store: Store = FileStore(root) if kind == "files" else PostgresStore(root, cluster.fresh_schema(), "pg")
+    if kind == "lean files":
+        from loopx_core.store.lean_store import LeanSettleStore
+
+        store: Store = LeanSettleStore(root)
+    else:
+        store = FileStore(root) if kind == "files" else PostgresStore(root, cluster.fresh_schema(), "pg")
     assert store.init() is True
     return store
 
@@ -91,12 +98,6 @@ def journal(key: str = KEY) -> TurnJournal:
     )
 
 
-def with_goal(store: Store) -> Store:
-    goals.add_goal(store, "g", "Objective", T0)
-    goals.register_agent(store, "a", [], T0)
-    return store
-
-
 def test_the_postgres_store_implements_the_whole_store_interface() -> None:
     wanted = {n for n, v in vars(Store).items() if callable(v) and not n.startswith("_")}
     for name in sorted(wanted):
@@ -105,6 +106,7 @@ def test_the_postgres_store_implements_the_whole_store_interface() -> None:
         )
 
 
+@LEAN_TOO
 def test_lifecycle(store: Store) -> None:
     assert store.is_initialized()
     assert store.init() is False  # a second init writes nothing
@@ -112,6 +114,7 @@ def test_lifecycle(store: Store) -> None:
     assert store.label in ("files", "pg")
 
 
+@LEAN_TOO
 def test_registry_updates_are_all_or_nothing(store: Store) -> None:
     with_goal(store)
     assert store.update_registry(lambda r: sorted(r.goals)) == ["g"]
@@ -125,6 +128,7 @@ def test_registry_updates_are_all_or_nothing(store: Store) -> None:
     assert store.read_registry().goals["g"].objective == "Objective"
 
 
+@LEAN_TOO
 def test_goal_state_compare_and_swap(store: Store) -> None:
     with_goal(store)
     with pytest.raises(ConflictError):
@@ -147,6 +151,7 @@ def test_goal_state_compare_and_swap(store: Store) -> None:
     assert (state.version, state.evidence) == (version + 1, ["one"])
 
 
+@LEAN_TOO
 @pytest.mark.parametrize("bad", ["../x", "Upper", "a/b", ""])
 def test_every_goal_entry_point_checks_the_id(store: Store, bad: str) -> None:
     calls = [
@@ -166,6 +171,7 @@ def test_every_goal_entry_point_checks_the_id(store: Store, bad: str) -> None:
             call()
 
 
+@LEAN_TOO
 def test_ledger_appends_in_order_and_keeps_time_non_decreasing(store: Store) -> None:
     with_goal(store)
     seen: list[tuple[int, int | None]] = []
@@ -187,6 +193,7 @@ def test_ledger_appends_in_order_and_keeps_time_non_decreasing(store: Store) -> 
     assert store.ledger_since("g", T0 + timedelta(minutes=21)) == []
 
 
+@LEAN_TOO
 def test_receipts_are_found_however_long_ago(store: Store) -> None:
     with_goal(store)
     store.append_event("g", lambda n, last: event(n, turn="ti-first"))
@@ -201,6 +208,7 @@ def test_receipts_are_found_however_long_ago(store: Store) -> None:
     assert store.void_receipt("g", "ev-2") is None
 
 
+@LEAN_TOO
 def test_a_spend_is_charged_once_per_turn(store: Store) -> None:
     with_goal(store)
     first = spend.spend(store, "g", "a", T0, slots=2, turn_instance_id="ti-1")
@@ -209,6 +217,7 @@ def test_a_spend_is_charged_once_per_turn(store: Store) -> None:
     assert len(store.ledger_all("g")) == 1
 
 
+@LEAN_TOO
 def test_journals(store: Store) -> None:
     with_goal(store)
     assert not store.has_journal("g", KEY)
@@ -226,6 +235,7 @@ def test_journals(store: Store) -> None:
     assert store.read_journal("g", KEY).status == "committed"
 
 
+@LEAN_TOO
 def test_runs_are_indexed_once(store: Store) -> None:
     with_goal(store)
     entry = RunIndexEntry(
@@ -257,6 +267,7 @@ def test_scheduler_state(store: Store) -> None:
     assert store.read_scheduler("g") == state
 
 
+@LEAN_TOO
 def test_the_goal_lock_is_reentrant_in_a_thread_and_exclusive_across_threads(store: Store) -> None:
     with_goal(store)
     order: list[str] = []
@@ -279,6 +290,7 @@ def test_the_goal_lock_is_reentrant_in_a_thread_and_exclusive_across_threads(sto
     assert store.read_goal("g").evidence == ["inside"]
 
 
+@LEAN_TOO
 def test_a_held_lock_times_out_as_lock_timeout(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     with_goal(store)
     monkeypatch.setenv("LOOPX_LOCK_TIMEOUT", "0.2")
@@ -300,6 +312,7 @@ def test_a_held_lock_times_out_as_lock_timeout(store: Store, monkeypatch: pytest
         thread.join(10)
 
 
+@LEAN_TOO
 def test_threads_lose_no_update(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     with_goal(store)
     monkeypatch.setenv("LOOPX_RACE_WINDOW", "0.01")  # every read-modify-write held open
@@ -317,6 +330,7 @@ def test_threads_lose_no_update(store: Store, monkeypatch: pytest.MonkeyPatch) -
     assert len(state.evidence) == 30 and len(set(state.evidence)) == 30
 
 
+@LEAN_TOO
 def test_a_settled_turn_leaves_the_same_records(store: Store) -> None:
     with_goal(store)
     todos.add_todo(store, "g", "Todo", T0)
@@ -324,47 +338,6 @@ def test_a_settled_turn_leaves_the_same_records(store: Store) -> None:
     assert settled.status == "committed"
     dump = snapshot_of(store).goals["g"]
     assert len(dump.events) == 1 and len(dump.history) == 1 and list(dump.journals) == [settled.turn_key]
-
-
-OPERATIONS = st.lists(
-    st.one_of(
-        st.tuples(st.just("todo"), st.text("abc xyz", min_size=1, max_size=8)),
-        st.tuples(st.just("claim"), st.integers(1, 4)),
-        st.tuples(st.just("spend"), st.integers(1, 6)),
-        st.tuples(st.just("void"), st.integers(1, 6)),
-        st.tuples(st.just("evidence"), st.text("pq", min_size=1, max_size=4)),
-        st.tuples(st.just("agent"), st.sampled_from(["a", "b", "c"])),
-    ),
-    max_size=12,
-)
-
-
-def apply(store: Store, operations: list[tuple[str, object]]) -> list[str]:
-    """Run the operations through the real ops; each outcome (or refusal) as text."""
-    outcomes = []
-    for n, (name, arg) in enumerate(operations):
-        at = T0 + timedelta(minutes=n)
-        try:
-            if name == "todo":
-                outcomes.append(todos.add_todo(store, "g", str(arg), at).todo_id)
-            elif name == "claim":
-                outcomes.append(todos.claim_todo(store, "g", f"t{arg}", "a", at).status)
-            elif name == "spend":
-                outcomes.append(
-                    spend.spend(store, "g", "a", at, slots=1, turn_instance_id=f"ti-{arg}").event.event_id
-                )
-            elif name == "void":
-                outcomes.append(spend.void(store, "g", f"ev-{arg}", at).event.event_id)
-            elif name == "evidence":
-                store.update_goal("g", lambda s, e=str(arg): s.evidence.append(e))
-                outcomes.append("ok")
-            else:
-                outcomes.append(goals.register_agent(store, str(arg), [], at).agent_id)
-        except (ConflictError, NotFoundError, UsageError) as error:
-            outcomes.append(type(error).__name__)
-        except Exception as error:  # a refusal of another kind still has to match
-            outcomes.append(type(error).__name__)
-    return outcomes
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -381,6 +354,7 @@ def test_both_stores_end_in_the_same_state(tmp_path: Path, pg_cluster: Cluster, 
         database.close()  # type: ignore[attr-defined]
 
 
+@LEAN_TOO
 def test_history_and_run_records_read_back(store: Store) -> None:
     with_goal(store)
     todos.add_todo(store, "g", "One", T0)
