@@ -20,6 +20,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -98,8 +99,10 @@ def _key(report: Report) -> set[tuple[str, str]]:
         st.tuples(st.sampled_from(sorted(TARGETS)), st.sampled_from(KINDS)), min_size=1, max_size=3
     )
 )
-def test_a_repair_report_agrees_with_the_next_check(damages: list[tuple[str, str]]) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
+def test_a_repair_report_agrees_with_the_next_check(
+    tmp_path_factory: pytest.TempPathFactory, damages: list[tuple[str, str]]
+) -> None:
+    with tempfile.TemporaryDirectory(dir=tmp_path_factory.getbasetemp()) as tmp:
         root = Path(tmp) / "project"
         outside = Path(tmp) / "outside.json"
         outside.write_text('{"not": "loopx"}')
