@@ -59,8 +59,9 @@ CODES: dict[str, Code] = {
         "state", "high",
         "a receipt index, turn journal, ledger or run history is no regular file (a FIFO, socket, "
         "device, folder, or a link to one or to nothing) or is over the size cap",
-        "quarantine what is no regular file (moved under .loopx/quarantine/, never deleted); a file "
-        "over the cap is left for its owner",
+        "quarantine what is no regular file, and a receipt index of any kind (moved under "
+        ".loopx/quarantine/, never deleted; the index is rebuilt); a regular file over the cap is left "
+        "for its owner",
     ),
     "goal_unregistered": Code(
         "state", "high", "a goal folder under .loopx/goals/ that the registry does not name", None,

@@ -31,7 +31,7 @@ def not_a_file(files: FileStore, goal_id: str, path: Path, exc: NotAFileError) -
         {"goal_id": goal_id, "file": shown},
         hint=f"move {shown} aside (a file over the size cap is no file LoopX wrote: restore it from a backup)",
     )
-    if _kind(path) is None:
+    if _kind(path) is None and path.name != "receipts.json":
         return finding  # a regular file, too big: it may be the truth (a ledger), never moved by a repair
 
     def fix() -> str:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from loopx_core.doctor.run import run_doctor
 from loopx_core.ops import goals
 from loopx_core.store.files import FileStore
-from tests.adversarial.test_state_not_a_file import _tree, replace_with
+from tests.adversarial.test_state_not_a_file import _tree
 from tests.conftest import T0, run_loopx
 
 IDS = st.lists(st.from_regex(r"[a-z][a-z0-9]{0,5}", fullmatch=True), min_size=1, max_size=4, unique=True)
@@ -78,19 +78,3 @@ def test_without_a_previous_registry_the_hint_says_restore_or_move(tmp_path: Pat
         f for f in run_doctor(store, T0, groups=("state",)).findings if f.code == "goal_unregistered"
     ]
     assert "from a backup" in (report.hint or "") and "move the folder aside" in (report.hint or "")
-
-
-def test_the_doctor_quarantines_a_receipt_index_that_is_a_fifo_and_settles_after(tmp_path: Path) -> None:
-    store = _project(tmp_path / "p", ["g"])
-    goals.register_agent(store, "a", [], T0)
-    replace_with(store.receipts_path("g"), "fifo")
-    spend = ["quota", "spend", "-g", "g", "-a", "a", "--manual", "--slots", "1", "--turn-instance-id", "x"]
-    assert run_loopx(*spend, root=store.root, timeout=30).exit_code == 4
-    report = run_loopx(
-        "doctor", "--repair", "--check", "state", "--format", "json", root=store.root, timeout=30
-    )
-    (finding,) = json.loads(report.stdout)["findings"]
-    assert finding["code"] == "not_a_file" and finding["status"] == "repaired", finding
-    assert not store.receipts_path("g").exists()
-    assert run_loopx(*spend, root=store.root, timeout=30).exit_code == 0
-    assert store.receipts_path("g").is_file()

@@ -289,3 +289,33 @@ def test_receipts_module_refuses_rather_than_replaces_a_fifo_index(
     with alarm(), pytest.raises(NotAFileError):
         receipts.load(store._receipt_sources("g"))
     assert store.receipts_path("g").is_fifo()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "dev-zero", "too-big"])
+def test_doctor_repair_moves_a_receipt_index_that_is_not_a_file_and_the_next_spend_rebuilds_it(
+    template: tuple[Path, str], tmp_path: Path, kind: str
+) -> None:
+    root, _ = _copy(template, tmp_path)
+    index = root / ".loopx/goals/g/receipts.json"
+    replace_with(index, kind)
+    spend = [
+        "quota",
+        "spend",
+        "-g",
+        "g",
+        "-a",
+        "builder",
+        "--manual",
+        "--slots",
+        "1",
+        "--turn-instance-id",
+        "x",
+    ]
+    assert run_loopx(*spend, root=root, timeout=30).exit_code == int(ExitCode.STATE_INVALID)
+    report = run_loopx("doctor", "--repair", "--check", "state", "--format", "json", root=root, timeout=30)
+    (finding,) = [f for f in json.loads(report.stdout)["findings"] if f["code"] == "not_a_file"]
+    assert finding["status"] == "repaired" and finding["subject"]["file"] == ".loopx/goals/g/receipts.json"
+    assert not index.exists() and not index.is_symlink()
+    assert list((root / ".loopx/quarantine").rglob("receipts.json"))  # moved, never deleted
+    assert run_loopx(*spend, root=root, timeout=30).exit_code == 0
+    assert index.is_file() and index.stat().st_size < 1 << 20
