@@ -70,23 +70,20 @@ def team(tmp_path: Path, pg_cluster: Cluster) -> Iterator[Path]:
     return tmp_path
 
 
-def run(root: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """should-run as the console script runs it (`main()` on the process arguments)."""
+SHOULD_RUN = ("quota", "should-run", "-g", "g", "-a", "builder")
+
+
+def run(
+    root: Path,
+    *extra: str,
+    env: dict[str, str] | None = None,
+    command: tuple[str, ...] = SHOULD_RUN,
+    stdin: str = "",
+) -> subprocess.CompletedProcess[str]:
+    """should-run (or `command`) as the console script runs it (`main()` on the process arguments)."""
     return subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            WATCHED,
-            "--root",
-            str(root),
-            "quota",
-            "should-run",
-            "-g",
-            "g",
-            "-a",
-            "builder",
-            *extra,
-        ],
+        [sys.executable, "-c", WATCHED, "--root", str(root), *command, *extra],
+        input=stdin,
         capture_output=True,
         text=True,
         env={"LOOPX_COVERAGE": "off", "LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root), **(env or {})},
@@ -102,6 +99,16 @@ def test_the_connection_starts_before_the_tick_loads_and_the_process_leaves_at_o
     assert seen["connections"] == [False]  # one connection, begun before ops.tick was imported
     assert seen["handlers_at_exit"] == 0  # closed by TickStart: the hot exit, no teardown
     assert seen["statements"] == 2  # the goal's documents in one, the ledger window in the other
+
+
+@pytest.mark.parametrize("hook", ["claude-stop", "claude-session-start"])
+def test_a_hook_starts_its_connection_before_the_tick_loads_as_should_run_does(team: Path, hook: str) -> None:
+    event = json.dumps({"session_id": "s", "cwd": str(team)})
+    done = run(team, command=("hook", hook, "-g", "g", "-a", "builder"), stdin=event)
+    seen = json.loads(done.stderr.strip().splitlines()[-1])
+    assert done.returncode == 0, done.stderr
+    assert seen["connections"] == [False]  # begun before ops.tick was imported
+    assert seen["handlers_at_exit"] == 0
 
 
 @pytest.mark.parametrize("fmt", ["json", "markdown"])

@@ -155,9 +155,7 @@ def _main(args: list[str], output: Output | None) -> None:
         _hot(output, _should_run, fast)
     hook = parse_hook(args) if lean else None
     if hook is not None:
-        from loopx_core.cli.hook_cmds import run_hook
-
-        _hot(output, _exit, run_hook, hook["name"], hook["goal_id"], hook["agent_id"], hook["root"])
+        _hot(output, _hook, hook)
     prompt = parse_heartbeat(args) if lean else None
     if prompt is not None:
         from loopx_core.cli.hook_cmds import run_heartbeat_prompt
@@ -285,6 +283,15 @@ def _exit(run: Callable[..., int], *values: object) -> NoReturn:
 
         code = report_internal(error, None)
     raise SystemExit(code)
+
+
+def _hook(hook: dict[str, str | None]) -> NoReturn:
+    from loopx_core.store.choice import TickStart
+
+    with TickStart(hook["root"], hook["goal_id"]):  # a team store's connection starts now, as a tick's
+        from loopx_core.cli.hook_cmds import run_hook
+
+        _exit(run_hook, hook["name"], hook["goal_id"], hook["agent_id"], hook["root"])
 
 
 def _should_run(fast: dict[str, object]) -> NoReturn:
