@@ -77,6 +77,18 @@ def settle_turn(
     return store.read_journal(goal, journal.turn_key)
 
 
+def lived_in_project(root: Path) -> str:
+    """Goal g at `root`: a settled turn on t1 (completed), a scheduler ack, and builder's open
+    turn on t2, whose key is returned: every kind of file a goal keeps."""
+    from loopx_core.ops import scheduler
+
+    store = build_project(root, agents=("builder",), todo_count=2)
+    settle_turn(store, "builder", "t1", slots=None)
+    todos.complete_todo(store, "g", "t1", T0, agent_id="builder")
+    scheduler.ack(store, "g", "builder", T0, rrule="FREQ=MINUTELY;INTERVAL=10", fingerprint="f")
+    return settle_turn(store, "builder", "t2", steps=()).turn_key
+
+
 def tree(root: Path) -> dict[str, bytes | None]:
     """Every file (bytes), folder (None) and symbolic link (`-> target`) under root, by relative path."""
 

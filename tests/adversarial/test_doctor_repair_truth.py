@@ -25,9 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loopx_core.doctor.run import Report, run_doctor
-from loopx_core.ops import scheduler, todos
 from loopx_core.store.files import FileStore
-from tests.builders import build_project, settle_turn
+from tests.builders import lived_in_project
 from tests.conftest import T0, Cli
 
 TARGETS: dict[str, Callable[[Path, str], Path]] = {
@@ -52,15 +51,6 @@ KINDS = [
     "dangling link",
     "link out",
 ]
-
-
-def _build(root: Path) -> str:
-    """Goal g: a settled turn on t1, a scheduler ack, an open turn on t2 (its key)."""
-    store = build_project(root, agents=("builder",), todo_count=2)
-    settle_turn(store, "builder", "t1", slots=None)
-    todos.complete_todo(store, "g", "t1", T0, agent_id="builder")
-    scheduler.ack(store, "g", "builder", T0, rrule="FREQ=MINUTELY;INTERVAL=10", fingerprint="f")
-    return settle_turn(store, "builder", "t2", steps=()).turn_key
 
 
 def _damage(path: Path, kind: str, outside: Path) -> None:
@@ -106,7 +96,7 @@ def test_a_repair_report_agrees_with_the_next_check(
         root = Path(tmp) / "project"
         outside = Path(tmp) / "outside.json"
         outside.write_text('{"not": "loopx"}')
-        key = _build(root)
+        key = lived_in_project(root)
         for target, kind in damages:
             _damage(TARGETS[target](root, key), kind, outside)
         store = FileStore(root)
@@ -123,7 +113,7 @@ def test_a_repair_report_agrees_with_the_next_check(
 
 
 def test_the_observed_case_through_the_cli(cli: Cli) -> None:
-    key = _build(cli.root)
+    key = lived_in_project(cli.root)
     for target in ("state", "state.prev"):
         _damage(TARGETS[target](cli.root, key), "zeroed", cli.root / "unused")
     result = cli("doctor", "--repair", "-f", "json")

@@ -21,7 +21,7 @@ import pytest
 
 from loopx_core.doctor.run import run_doctor
 from loopx_core.store.files import FileStore
-from tests.adversarial.test_doctor_repair_truth import _build
+from tests.builders import lived_in_project
 from tests.conftest import T0, T0_ISO
 
 STAMP = T0.strftime("%Y%m%dT%H%M%SZ")
@@ -64,7 +64,7 @@ def test_a_repair_does_not_go_through_a_link(
 ) -> None:
     monkeypatch.setenv("LOOPX_NOW", T0_ISO)
     root = tmp_path / "project"
-    key = _build(root)  # a settled turn, a scheduler ack, an open turn (its key)
+    key = lived_in_project(root)  # a settled turn, a scheduler ack, an open turn (its key)
     damaged = DAMAGES[damage](root, key)
     before = damaged.read_bytes()
     outside = tmp_path / "outside"
