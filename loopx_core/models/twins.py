@@ -73,3 +73,15 @@ def pydantic_twin(record: Any) -> Any:
     module = lean.TWINS[name]
     __import__(module)
     return getattr(sys.modules[module], name)
+
+
+def replaced(record: Any, **changes: Any) -> Any:
+    """A copy of `record` with `changes` (unvalidated, as pydantic's `model_copy(update=...)`)."""
+    copy = getattr(record, "model_copy", None)
+    if copy is not None:
+        return copy(update=changes)
+    cls = type(record)
+    out = cls.__new__(cls)
+    for name in cls.__slots__:
+        object.__setattr__(out, name, changes[name] if name in changes else getattr(record, name))
+    return out
