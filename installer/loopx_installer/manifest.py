@@ -45,6 +45,8 @@ class OwnerModel(_Strict):
     owned_keys: list[list[str]] = Field(default_factory=list)
     host_keys: list[str] = Field(default_factory=list)
     created: list[list[str]] | None = None
+    separated: bool | None = None
+    """Markdown: the merge put a newline before its block (`merge.Fragment.separated`)."""
 
     @model_validator(mode="after")
     def _fragment_for_merges(self) -> OwnerModel:

@@ -35,6 +35,9 @@ class Fragment:
     created: Keys | None = None
     """Mappings and arrays the merge created (`missing`): only those are dropped again when the
     removal leaves them empty. None: drop any left empty (manifests written before this was kept)."""
+    separated: bool | None = None
+    """Markdown: whether the merge put a newline before the block (it appended the block to text);
+    False: the block opened the file, so a newline before it now is the user's. None: not recorded."""
 
 
 def _kind(value: Any) -> str:
@@ -369,7 +372,28 @@ def _rewrite_toml(
 # -- Markdown -----------------------------------------------------------------------------
 # The marked-block format lives in the core (`loopx_core.hosts.blocks`): hosts read it back too.
 merge_markdown = blocks.merge
-unmerge_markdown = blocks.unmerge
+
+
+def unmerge_markdown(current: str, owner: str, separated: bool | None = None) -> str | None:
+    """`current` without `owner`'s block, and without the newline before it only when the merge
+    put it there (`separated` not False); None when nothing is left. ConflictError for a damaged block.
+    """
+    blocks.unmerge(current, owner)  # refuses a damaged block
+    found = blocks.span(current, owner)
+    if found is None:
+        return current
+    before, after = current[: found[0]], current[found[1] :]
+    if separated is not False and before.endswith("\n"):
+        before = before[:-1]
+    return before + after or None
+
+
+def markdown_separated(current: str | None, owner: str) -> bool | None:
+    """Whether merging the block into `current` puts a newline before it (None: the block is
+    already there and is replaced in place, so what was recorded for it still holds)."""
+    if current and blocks.span(current, owner) is not None:
+        return None
+    return bool(current)
 
 
 def has_markdown(current: str, block: str, owner: str) -> bool:
@@ -389,10 +413,11 @@ def rewrite(
     ConflictError when the file cannot take the change safely.
     """
     if kind == "markdown":
-        text = current
-        if remove is not None and text is not None:
-            text = unmerge_markdown(text, owner)
-        return merge_markdown(text, add.text, owner) if add is not None else text
+        if add is not None:  # the block is replaced where it is (or appended): nothing to take out first
+            return merge_markdown(current, add.text, owner)
+        if remove is not None and current is not None:
+            return unmerge_markdown(current, owner, remove.separated)
+        return current
     if kind == "json":
         return _rewrite_json(current, remove, add, what)
     if kind == "toml":

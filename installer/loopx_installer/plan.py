@@ -83,7 +83,7 @@ def _fragment(owner: dict[str, Any]) -> merge.Fragment:
     """The part of a file an owner entry says LoopX put there."""
     created = owner.get("created")
     made = None if created is None else tuple(tuple(k) for k in created)
-    return merge.Fragment(owner.get("fragment") or "", _keys(owner), made)
+    return merge.Fragment(owner.get("fragment") or "", _keys(owner), made, owner.get("separated"))
 
 
 def _host_keys(record: FileRecord | None) -> list[str]:
@@ -173,6 +173,9 @@ def _install_one(
     if previous is not None and previous.get("created") is not None:
         made |= {tuple(k) for k in previous["created"]}
     owner["created"] = [list(k) for k in sorted(made)]
+    if f.merge == "markdown":
+        placed = merge.markdown_separated(current, host)
+        owner["separated"] = placed if placed is not None or previous is None else previous.get("separated")
     if previous is None:
         foreign = merge.foreign_owned(f.merge, current, add, place.shown, host)
         if foreign and not force:

@@ -18,7 +18,7 @@ from loopx_core.errors import ConflictError, StateInvalidError, UsageError
 from loopx_core.hosts import FacadeFile, Finding, Host, RenderContext
 from loopx_core.hosts.manager import declared_bases, host, plugin_call
 from loopx_core.hosts.model import CORE_BASES
-from loopx_installer import lifecycle, merge
+from loopx_installer import lifecycle, merge, orphan
 from loopx_installer.apply import apply, blocked, diff
 from loopx_installer.hostkeys import adopt, fingerprint
 from loopx_installer.manifest import FileRecord, Install, Manifest, Pair
@@ -216,8 +216,67 @@ def render_request(request: Request, pm: pluggy.PluginManager) -> list[FacadeFil
     return render(run_.host, run_.context(run_.selection.pairs[-1]))
 
 
+def _orphan_uninstall(request: Request, pm: pluggy.PluginManager, unknown: UsageError) -> Report:
+    """Uninstall a host whose plugin is gone, from what the install recorded (else `unknown`)."""
+    if request.operation != "uninstall" or request.scope not in (None, "project", "user"):
+        raise unknown
+    scope = request.scope or "project"
+    declared = declared_bases(pm)
+    roots = bases(scope, request.target, declared)
+    manifest = Manifest.load(manifest_path(scope, request.target), roots, {b.name: b.shown for b in declared})
+    name = request.surface
+    if not orphan.recorded(manifest, name):
+        raise unknown
+    orphan.refuse_unplaced(manifest, name)
+    if request.goal_id is not None or request.agent_id is not None:
+        raise UsageError(f"{name}'s plugin is not installed: uninstall all of it (no --goal-id/--agent-id)")
+    record = manifest.installs.get(name)
+    report = Report(
+        "uninstall", name, scope, (record.layout if record else None) or "default", request.dry_run
+    )
+    report.loopx_command = (record.loopx_command if record else None) or "loopx"
+    step(f"planning the removal of {name} ({scope} scope) from what its install recorded")
+    actions = plan_uninstall(name, manifest, force=request.force)
+    return _carry_out(report, actions, manifest, request, [orphan.notice(name)])
+
+
+def _carry_out(
+    report: Report, actions: list[Action], manifest: Manifest, request: Request, notes: list[str]
+) -> Report:
+    """Report the plan of a full uninstall and, unless a conflict blocks it (or dry-run), apply it."""
+    for action in actions:
+        report.files.append({"path": action.shown, "status": shown_status(action), "detail": action.detail})
+        if request.dry_run and action.status not in ("unchanged", "conflict"):
+            report.diffs.append(diff(action))
+    stopped = blocked(actions, request.force)
+    if stopped:
+        report.notices.append(
+            f"Nothing written: {stopped} conflict(s) (all or nothing; --force replaces edited files, "
+            "with backups first, and writes the rest)."
+        )
+        return report
+    report.notices += notes
+    if not request.dry_run:
+        manifest.installs.pop(report.host, None)
+        try:
+            report.backups = apply(report.host, actions, manifest, set(), force=request.force)
+        except OSError as exc:
+            raise StateInvalidError(
+                f"uninstall stopped part-way: {exc.strerror or 'I/O error'}; fix that and run it again"
+            ) from None
+        report.written = True
+    return report
+
+
 def run(request: Request, pm: pluggy.PluginManager) -> Report:
-    """Plan (and unless dry-run, apply) an install or uninstall, or check for drift."""
+    """Plan (and unless dry-run, apply) an install or uninstall, or check for drift.
+
+    An uninstall of a host whose plugin is gone works from what its install recorded.
+    """
+    try:
+        host(pm, request.surface)
+    except UsageError as unknown:
+        return _orphan_uninstall(request, pm, unknown)
     r = _start(request, pm)
     h = r.host
     sel = r.selection
