@@ -38,7 +38,8 @@ DAMAGES: dict[str, Callable[[Path, bytes], None]] = {
 @pytest.fixture
 def installed(project: Project, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """The project with all three hosts' facades installed; the files they wrote."""
-    monkeypatch.chdir(project.root)  # a project-scope facade goes into the folder it is run in
+    # a project-scope facade goes into the project root (--root, else the nearest .loopx/ up)
+    monkeypatch.chdir(project.root)
     before = {p for p in project.root.rglob("*") if p.is_file()}
     for host in HOSTS:
         result = Cli(project.root, monkeypatch)("workflow-skills", "--install", "-s", host, "-f", "json")
