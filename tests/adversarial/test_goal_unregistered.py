@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from loopx_core.doctor.run import run_doctor
 from loopx_core.ops import goals
 from loopx_core.store.files import FileStore
-from tests.adversarial.test_state_not_a_file import _tree
 from tests.conftest import T0, run_loopx
+from tests.non_files import tree_of_kinds
 
 IDS = st.lists(st.from_regex(r"[a-z][a-z0-9]{0,5}", fullmatch=True), min_size=1, max_size=4, unique=True)
 
@@ -46,13 +46,13 @@ def test_the_doctor_reports_exactly_the_goal_folders_the_registry_drops(
     registry = json.loads(store.registry_path.read_text())
     registry["goals"] = {k: v for k, v in registry["goals"].items() if k not in dropped}
     store.registry_path.write_text(json.dumps(registry, indent=2) + "\n")
-    before = _tree(store.root)
+    before = tree_of_kinds(store.root)
     report = run_doctor(store, T0, groups=("state",))
     found = [f for f in report.findings if f.code == "goal_unregistered"]
     assert sorted(f.subject["goal_id"] for f in found) == sorted(dropped)
     assert all(f".loopx/goals/{f.subject['goal_id']}/" in f.message for f in found)
     assert report.to_json()["healthy"] is False
-    assert _tree(store.root) == before  # the doctor only reports
+    assert tree_of_kinds(store.root) == before  # the doctor only reports
 
 
 def test_a_registry_emptied_by_hand_is_unhealthy_through_the_cli_and_the_hint_works(tmp_path: Path) -> None:

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from loopx_core.errors import ExitCode
-from tests.adversarial.test_state_not_a_file import _tree, replace_with
 from tests.builders import build_project
 from tests.conftest import LOOPX_BIN, T0_ISO, CliResult
+from tests.non_files import replace_with, tree_of_kinds
 
 COMMANDS = (
     ["status"],
@@ -47,7 +47,7 @@ def _run(args: list[str], cwd: Path) -> CliResult:
 def _check(root: Path, cwd: Path, code: ExitCode, words: str, *, unread: tuple[str, ...] = ()) -> None:
     """Every command refuses with `code` and `words`; those in `unread` (never reading it) may answer."""
     for args in COMMANDS:
-        before = _tree(root) if (root / ".loopx").is_dir() else None
+        before = tree_of_kinds(root) if (root / ".loopx").is_dir() else None
         result = _run(args, cwd)
         where = f"{' '.join(args)} from {cwd.relative_to(root.parent)}"
         if args[0] in unread and result.exit_code == 0:
@@ -66,7 +66,7 @@ def _check(root: Path, cwd: Path, code: ExitCode, words: str, *, unread: tuple[s
         assert "no .loopx/ in this folder" not in result.stderr, where
         assert str(root) not in result.stderr + result.stdout, where
         if before is not None:
-            assert _tree(root) == before, f"{where} changed files"
+            assert tree_of_kinds(root) == before, f"{where} changed files"
 
 
 def test_an_empty_state_folder_in_a_subfolder_is_named_not_denied(tmp_path: Path) -> None:

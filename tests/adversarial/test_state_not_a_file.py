@@ -19,7 +19,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,14 +27,14 @@ from typing import Any
 import pytest
 
 from loopx_core.errors import ExitCode, StateInvalidError
-from loopx_core.ops import scheduler, todos
 from loopx_core.store import files_bulk, ledger, receipts
-from loopx_core.store.atomic import MAX_APPENDED_BYTES, MAX_DOCUMENT_BYTES, NotAFileError, read_bytes
+from loopx_core.store.atomic import NotAFileError, read_bytes
 from loopx_core.store.files import FileStore
 from loopx_core.store.lean import LeanFileStore
 from loopx_core.store.lean_store import LeanSettleStore
-from tests.builders import build_project, settle_turn
+from tests.builders import lived_in_project
 from tests.conftest import T0, run_loopx
+from tests.non_files import KINDS, replace_with, tree_of_kinds
 
 DOCUMENTED = {int(code) for code in ExitCode} - {int(ExitCode.INTERNAL)}
 APPENDED = {"ledger", "history"}
@@ -49,18 +48,13 @@ FILES: dict[str, str] = {
     "scheduler": ".loopx/goals/g/scheduler.json",
     "store-choice": ".loopx/store.json",
 }
-KINDS = ("fifo", "socket", "dev-zero", "dev-null", "folder", "link-loop", "link-to-nothing", "too-big")
 
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """Goal g: a settled turn of builder on t1, an open one on t2 (its key returned), scheduler state."""
     root = tmp_path_factory.mktemp("template")
-    store = build_project(root, agents=("builder",), todo_count=2)
-    settle_turn(store, "builder", "t1", slots=None)
-    todos.complete_todo(store, "g", "t1", T0, agent_id="builder")
-    scheduler.ack(store, "g", "builder", T0, rrule="FREQ=MINUTELY;INTERVAL=10", fingerprint="f")
-    return root, settle_turn(store, "builder", "t2", steps=()).turn_key
+    return root, lived_in_project(root)
 
 
 def _copy(template: tuple[Path, str], tmp_path: Path) -> tuple[Path, str]:
@@ -74,61 +68,6 @@ def _path(root: Path, which: str, key: str) -> Path:
     if relative == "JOURNAL":
         relative = f".loopx/goals/g/turns/{key[7:]}.json"
     return root / relative
-
-
-def replace_with(path: Path, kind: str, *, appended: bool = False) -> None:
-    """Put `kind` where `path` is (whatever was there removed)."""
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    elif path.exists() or path.is_symlink():
-        path.unlink()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if kind == "fifo":
-        os.mkfifo(path)
-    elif kind == "socket":  # bound by its name from its folder: a socket path is at most 107 bytes
-        here = os.getcwd()
-        os.chdir(path.parent)
-        try:
-            with socket.socket(socket.AF_UNIX) as sock:
-                sock.bind(path.name)
-        finally:
-            os.chdir(here)
-    elif kind == "dev-zero":
-        path.symlink_to("/dev/zero")
-    elif kind == "dev-null":
-        path.symlink_to("/dev/null")
-    elif kind == "folder":
-        path.mkdir()
-    elif kind == "link-loop":
-        path.symlink_to(path.name)
-    elif kind == "link-to-nothing":
-        path.symlink_to(path.name + ".gone")
-    elif kind == "too-big":  # sparse: nothing is written to the disk
-        with path.open("wb") as handle:
-            handle.truncate((MAX_APPENDED_BYTES if appended else MAX_DOCUMENT_BYTES) + 1)
-    else:
-        raise AssertionError(kind)
-
-
-def _tree(root: Path) -> dict[str, Any]:
-    """Every entry under `.loopx/` but the locks: a regular file's bytes, else what it is."""
-    found: dict[str, Any] = {}
-    for folder, dirs, names in os.walk(root / ".loopx"):
-        for name in dirs + names:
-            path = Path(folder) / name
-            if "locks" in path.relative_to(root).parts:
-                continue
-            info = path.lstat()
-            if path.is_symlink():
-                found[str(path.relative_to(root))] = ("link", os.readlink(path))
-            elif path.is_file():
-                found[str(path.relative_to(root))] = (
-                    info.st_size,
-                    path.read_bytes() if info.st_size < 1 << 20 else None,
-                )
-            else:
-                found[str(path.relative_to(root))] = ("kind", info.st_mode & 0o170000)
-    return found
 
 
 def _commands(key: str) -> dict[str, list[str]]:
@@ -154,7 +93,7 @@ def test_no_command_blocks_reads_or_writes_a_stored_file_that_is_not_a_file(
     shown = str(path.relative_to(root))
     refused = []
     for name, args in _commands(key).items():
-        before = _tree(root)
+        before = tree_of_kinds(root)
         result = run_loopx(*args, root=root, timeout=30)  # a hang fails here
         where = f"{name} with a {kind} {which}"
         out = result.stdout + result.stderr
@@ -169,7 +108,7 @@ def test_no_command_blocks_reads_or_writes_a_stored_file_that_is_not_a_file(
         if result.exit_code not in (0, int(ExitCode.DRIFT)) and name != "should-run":
             assert result.stderr.count("\n") == 1, f"{where}: {result.stderr}"
         if result.exit_code != 0:
-            assert _tree(root) == before, f"{where} changed files"
+            assert tree_of_kinds(root) == before, f"{where} changed files"
     assert "doctor" in refused, f"the doctor does not name a {kind} {which}"
     if which in ("registry", "state", "store-choice"):  # every command reads these
         assert set(refused) >= {"should-run", "writeback"}, refused
@@ -228,7 +167,7 @@ def test_every_reader_refuses_a_stored_file_that_is_not_a_file(
     root, key = _copy(template, tmp_path)
     path = _path(root, which, key)
     replace_with(path, kind, appended=which in APPENDED)
-    before = _tree(root)
+    before = tree_of_kinds(root)
     for read in _readers(root, key)[which]:
         with alarm(), pytest.raises(NotAFileError) as caught:
             read()
@@ -238,7 +177,7 @@ def test_every_reader_refuses_a_stored_file_that_is_not_a_file(
     if which != "receipts":  # derived: `store migrate` does not move it
         with alarm(), pytest.raises(StateInvalidError):
             files_bulk.read(FileStore(root))  # `store migrate` reads the whole store
-    assert _tree(root) == before
+    assert tree_of_kinds(root) == before
 
 
 @pytest.mark.parametrize("kind", KINDS)
