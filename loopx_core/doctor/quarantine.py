@@ -72,7 +72,14 @@ def restore(path: Path, model: BaseModel) -> None:
 
 
 def cut_torn_tail(root: Path, path: Path, now: datetime) -> str:
-    """Cut an unterminated last line off an append-only file (the fragment kept in quarantine)."""
+    """Cut an unterminated last line off an append-only file (the fragment kept in quarantine).
+
+    Never through a symbolic link (the file it names may lie outside the project).
+    """
+    if path.is_symlink():
+        raise RefusedError(
+            f"{path.name} is a symbolic link: LoopX never cuts a file through one", code="symlink"
+        )
     data, _ = read_bytes(path, what="append-only file", root=root, limit=MAX_APPENDED_BYTES)
     cut = data.rfind(b"\n") + 1
     fragment = data[cut:]

@@ -179,6 +179,16 @@ def _torn_tails(files: FileStore, goal_id: str) -> list[Finding]:
         if not torn:
             continue
         shown = str(path.relative_to(files.root))
+        if path.is_symlink():  # the file it names may lie outside .loopx/: never cut through a link
+            found.append(
+                Finding(
+                    "ledger_torn_tail",
+                    f"{shown} (a symbolic link) ends in a line that was never completed",
+                    {"goal_id": goal_id, "file": shown},
+                    hint=f"{shown} is a symbolic link: LoopX never writes through one; put the file itself there",
+                )
+            )
+            continue
 
         def fix(path: Path = path) -> str:
             with files.goal_lock(goal_id):
