@@ -232,10 +232,9 @@ class UserEdits(RuleBasedStateMachine):
     def _shared(self, data: st.DataObject) -> Shared:
         return data.draw(st.sampled_from(sorted(self.shared.values(), key=lambda s: str(s.path))))
 
-    @rule(data=st.data())
-    def append(self, data: st.DataObject) -> None:
+    def append(self, shared: Shared) -> None:
         """The user adds text at the end of a shared file (a key last, a table last)."""
-        shared, tag = self._shared(data), self._tag()
+        tag = self._tag()
         text = shared.path.read_text() if shared.path.exists() else ""
         if shared.kind == "json":
             self._edit_json(shared, lambda d: {**d, tag: f"{tag}-text"})
@@ -249,10 +248,9 @@ class UserEdits(RuleBasedStateMachine):
         shared.user += chunk
         self._write(shared.path, text + chunk)
 
-    @rule(data=st.data())
-    def prepend(self, data: st.DataObject) -> None:
+    def prepend(self, shared: Shared) -> None:
         """The user adds text at the top of a shared file (a key first)."""
-        shared, tag = self._shared(data), self._tag()
+        tag = self._tag()
         text = shared.path.read_text() if shared.path.exists() else ""
         if shared.kind == "json":
             self._edit_json(shared, lambda d: {tag: f"{tag}-text", **d})
@@ -261,14 +259,12 @@ class UserEdits(RuleBasedStateMachine):
         shared.user = chunk + shared.user
         self._write(shared.path, chunk + text)
 
-    @rule(data=st.data())
-    def edit_outside(self, data: st.DataObject) -> None:
-        """The user changes a line (a value) of their own."""
-        shared = self._shared(data)
+    def edit_outside(self, shared: Shared) -> None:
+        """The user changes a line (a value) of their own: the first not yet changed."""
         if shared.kind == "json":
             keys = [k for k, v in shared.user.items() if str(v).endswith("-text")]
             if keys:
-                key = data.draw(st.sampled_from(keys))
+                key = keys[0]
                 self._edit_json(shared, lambda d: {**d, key: f"{key}-edited"})
             return
         old, new = (": text\n", ": edited\n") if shared.kind == "markdown" else ('-text"', '-edited"')
@@ -276,9 +272,15 @@ class UserEdits(RuleBasedStateMachine):
         tags = [t for t in tags if t.startswith("u") and f"{t}{old}" in shared.user]
         if not tags:
             return
-        tag = data.draw(st.sampled_from(tags))
+        tag = tags[0]
         shared.user = shared.user.replace(f"{tag}{old}", f"{tag}{new}")
         self._write(shared.path, shared.path.read_text().replace(f"{tag}{old}", f"{tag}{new}"))
+
+    @rule(data=st.data(), how=st.sampled_from(["append", "prepend", "edit_outside"]))
+    def user_writes(self, data: st.DataObject, how: str) -> None:
+        """The user writes in a shared file, outside LoopX's part (one rule, so that installs and
+        uninstalls come as often as edits between them)."""
+        getattr(self, how)(self._shared(data))
 
     @rule(data=st.data())
     def edit_inside(self, data: st.DataObject) -> None:
@@ -358,7 +360,7 @@ class UserEditsAtUserScope(UserEdits):
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("LOOPX_EDIT_EXAMPLES", "25")),
-    stateful_step_count=20,
+    stateful_step_count=40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target]
@@ -371,6 +373,37 @@ SETTINGS = settings(
 def test_no_user_byte_is_ever_lost(machine: type[UserEdits]) -> None:
     """Random sequences of installs, uninstalls, checks and user edits never lose a user byte."""
     run_state_machine_as_test(machine, settings=SETTINGS)
+
+
+@pytest.mark.parametrize("machine", [UserEdits, UserEditsAtUserScope], ids=["project", "user"])
+@pytest.mark.parametrize("how", ["append", "prepend", "edit_outside"])
+@pytest.mark.parametrize("before", [False, True], ids=["created", "existed"])
+def test_every_shared_file_keeps_an_edit_made_between_installs(
+    machine: type[UserEdits], how: str, before: bool
+) -> None:
+    """Each shared file of each host, at each scope: the user's text from before the install (or
+    none), an edit between an install and an update, then uninstall: the user's text exactly."""
+    probe = machine()
+    count = len(probe.shared)
+    probe.teardown()
+    for index in range(count):
+        m = machine()
+        try:
+            shared = sorted(m.shared.values(), key=lambda s: str(s.path))[index]
+            if before:
+                m.append(shared)
+            m.install(shared.host, COMMANDS[0])
+            m.append(shared)
+            getattr(m, how)(shared)
+            m.install(shared.host, COMMANDS[0])  # writes nothing
+            m.install(shared.host, COMMANDS[1])  # updates LoopX's part over the edit
+            getattr(m, how)(shared)
+            m.install(shared.host, COMMANDS[1])
+            m.uninstall(shared.host)
+            m.uninstalled_files_are_the_users()
+            assert shared.path.exists()
+        finally:
+            m.teardown()
 
 
 def test_reinstall_then_uninstall_keeps_an_edit_made_between(tmp_path: Path) -> None:
