@@ -9,6 +9,7 @@ model loads when a line is parsed into a `LedgerEvent`.
 
 from __future__ import annotations
 
+import errno
 import os
 
 from loopx_core.errors import StateInvalidError
@@ -148,8 +149,16 @@ def append_line(path: Path | str, line: bytes) -> None:
     """
     try:
         make_folders(parent_of(path))
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK, 0o644)
+        # never through a symbolic link: its target may be any file of the user's, outside .loopx/
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW, 0o644)
     except OSError as exc:
+        if exc.errno == errno.ELOOP and os.path.islink(path):
+            where = two_parts(path)
+            raise NotAFileError(
+                f"{where} is a symbolic link: LoopX never appends through one (it may name a file "
+                "outside .loopx/); put the file itself there",
+                path=where,
+            ) from None
         raise unreadable(path, exc) from None
     try:
         kind = kind_of(os.fstat(fd).st_mode)
