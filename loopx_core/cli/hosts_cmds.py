@@ -171,8 +171,8 @@ def workflow_skills(
 
     Never clobbers: shared files are merged (only LoopX's keys or block change), user-edited
     files are conflicts (kept; --force replaces them after a backup), re-install is a no-op,
-    uninstall restores every file byte for byte and unregisters LoopX from the host where its
-    CLI can. One conflict anywhere writes nothing (exit 5); 7 when a path would leave its base
+    uninstall takes out only LoopX's parts (every byte of yours stays) and unregisters LoopX from
+    the host where its CLI can, even once the host's plugin is gone. One conflict anywhere writes nothing (exit 5); 7 when a path would leave its base
     or go through a symlink; 8 for a manifest of an unknown schema; 9 on drift.
     """
     with reporting(fmt):
@@ -198,9 +198,15 @@ def workflow_skills(
             # would read it, and its manifest's .loopx/ would hide the project from every command
             # run below it ("no LoopX state here").
             target, scope = project, "project"
+        try:
+            name = check_surface(surface) or surface
+        except UsageError:
+            if chosen[0] != "uninstall":
+                raise
+            name = surface  # a host whose plugin is gone: uninstalled from what its install recorded
         request = Request(
             chosen[0],  # type: ignore[arg-type]
-            check_surface(surface) or surface,
+            name,
             scope=scope,
             target=target,
             layout=layout,

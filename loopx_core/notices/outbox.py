@@ -16,9 +16,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from loopx_core.errors import LoopxError
 from loopx_core.notices.models import Delivery, Notice, OutboxRecord
 from loopx_core.notices.presence import notices_dir
-from loopx_core.store.atomic import atomic_write_bytes
+from loopx_core.store.atomic import atomic_write_bytes, read_bytes
 
 FLUSH_LOCK = "notices-flush"
 
@@ -68,9 +69,9 @@ def write(root: Path, record: OutboxRecord) -> None:
 
 def read(path: Path) -> OutboxRecord | None:
     """One record, or None when it is unreadable or of another schema (doctor reports those)."""
-    try:
-        return OutboxRecord.model_validate_json(path.read_bytes())
-    except (OSError, ValidationError, ValueError, RecursionError):
+    try:  # read_bytes: a FIFO or a device standing there is refused at once, never read
+        return OutboxRecord.model_validate_json(read_bytes(path, what="outbox record")[0])
+    except (LoopxError, OSError, ValidationError, ValueError, RecursionError):
         return None
 
 

@@ -81,3 +81,25 @@ def test_a_surface_nothing_recorded_stays_unknown(operation: str, tmp_path: Path
     """Only a recorded uninstall works without its plugin; anything else is `unknown surface`."""
     with pytest.raises(UsageError, match="unknown surface"):
         run(Request(operation, "no-such-host", target=tmp_path), get_plugin_manager())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("surface", ["codex-app", "dsh", "claude-code"])
+def test_the_command_line_uninstalls_a_host_whose_plugin_is_gone(tmp_path: Path, surface: str) -> None:
+    """`loopx workflow-skills -s HOST --uninstall` with HOST's plugin blocked: its files come out
+    (the command line no longer refuses the name before the installer reads its record)."""
+    from tests.conftest import run_loopx
+
+    root = tmp_path / "project"
+    (root / ".loopx").mkdir(parents=True)
+    before = {p for p in root.rglob("*")}
+    assert run_loopx("workflow-skills", "-s", surface, "--install", root=root, cwd=root).exit_code == 0
+    gone = {"LOOPX_PLUGINS": f"-{surface}"}
+    done = run_loopx(
+        "workflow-skills", "-s", surface, "--uninstall", "-f", "json", root=root, cwd=root, env=gone
+    )
+    assert done.exit_code == 0, done.stderr
+    assert json.loads(done.stdout)["host"] == surface
+    left = {p for p in root.rglob("*") if ".loopx" not in p.relative_to(root).parts[:1]}
+    assert left <= before, sorted(str(p) for p in left - before)
+    typo = run_loopx("workflow-skills", "-s", surface + "x", "--uninstall", root=root, cwd=root, env=gone)
+    assert typo.exit_code == 2 and "unknown surface" in typo.stderr

@@ -115,10 +115,12 @@ class UserEdits(RuleBasedStateMachine):
     """Random install / uninstall / check / user edits over every host in one scope."""
 
     scope = "project"
+    base: Path | None = None
+    """Where each machine makes its folder: pytest's temporary base (`_machines_base`)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.root = Path(tempfile.mkdtemp(prefix="loopx-edits-"))
+        self.root = Path(tempfile.mkdtemp(prefix="loopx-edits-", dir=self.base))
         self.saved = {name: os.environ.get(name) for name in ENV}
         home = self.root / "home"
         project = self.root / "proj"
@@ -367,6 +369,12 @@ SETTINGS = settings(
     if os.environ.get("LOOPX_EDIT_NO_SHRINK")
     else list(Phase),
 )
+
+
+@pytest.fixture(autouse=True)
+def _machines_base(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The machines' folders under pytest's base, which pytest cleans."""
+    UserEdits.base = tmp_path_factory.mktemp("edits")
 
 
 @pytest.mark.parametrize("machine", [UserEdits, UserEditsAtUserScope], ids=["project", "user"])
