@@ -22,6 +22,7 @@ from loopx_core.faults import race_window
 from loopx_core.ids import check_id
 from loopx_core.models.constants import SCHEMA_VERSION
 from loopx_core.models.identity import check_turn_key
+from loopx_core.models.twins import replaced
 from loopx_core.store import ledger, paths
 from loopx_core.store.atomic import (
     atomic_write_bytes,
@@ -272,10 +273,6 @@ class FileStore:
         """The ledger's newest committed event, or None."""
         return ledger.last_event(path, root=self._base)
 
-    def _retimed(self, event: Any, at: datetime) -> Any:
-        """`event` at `at` instead (a copy)."""
-        return event.model_copy(update={"at": at})
-
     def _event_line(self, event: Any) -> bytes:
         """The ledger line of `event` (no newline)."""
         return event.model_dump_json(exclude_none=True).encode()  # type: ignore[no-any-return]
@@ -407,7 +404,7 @@ class FileStore:
             event = build((last.seq + 1) if last else 1, last)
             race_window()
             if last is not None and event.at < last.at:
-                event = self._retimed(event, last.at)  # keep the tail ordered by time
+                event = replaced(event, at=last.at)  # keep the tail ordered by time
             ledger.append_line(path, self._event_line(event))
             receipts.load(self._receipt_sources(goal_id), runs=False)  # index the new line now
             return event

@@ -128,17 +128,6 @@ class LeanSettleStore(FileStore):
             return lean_reads.parse_event(path, line, self._base)
         return None
 
-    def _retimed(self, event: Any, at: datetime) -> Any:
-        """A copy of `event` at `at`."""
-        if hasattr(event, "model_copy"):
-            return event.model_copy(update={"at": at})
-        cls = type(event)
-        copy = cls.__new__(cls)
-        for name in cls.__slots__:
-            object.__setattr__(copy, name, getattr(event, name))
-        copy.at = at
-        return copy
-
     def _event_line(self, event: Any) -> bytes:
         """The ledger line of `event` (no newline)."""
         return encode_event(event)
@@ -173,15 +162,12 @@ class LeanSettleStore(FileStore):
 
 def open_settle_store(root: Path | str) -> Any:
     """The store of the project at `root` for a settlement command, in lean objects: this store
-    on files, the team store's lean twin (`postgres.lean_store`) on PostgreSQL. Given the root as a string
-    (`roots.find_root_text`), a settlement command on files never loads pathlib."""
+    on files, the team store's lean twin (`postgres.lean_store`) on PostgreSQL. Given the root as
+    a string (`roots.find_root_text`), a settlement command loads pathlib on neither: each store
+    makes its root a `Path` only when one is asked for."""
     from loopx_core.store.choice import FILES, choose, open_target
 
     target = choose(root).target
     if target == FILES:
         return LeanSettleStore(root)
-    if isinstance(root, str):  # a team store's root is a Path: notices and commands start there
-        from pathlib import Path
-
-        root = Path(root)
     return open_target(root, target, lean=True)

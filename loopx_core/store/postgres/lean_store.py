@@ -20,7 +20,6 @@ from loopx_core.store.postgres.store import PostgresStore
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a settlement command
 if TYPE_CHECKING:
-    from datetime import datetime
     from pathlib import Path
     from typing import Any
 
@@ -109,14 +108,3 @@ class LeanSettlePostgresStore(PostgresStore):
     def _history_line(self, entry: Any) -> str:
         """A history row's entry, as `encode_history` gives it."""
         return encode_history(entry)
-
-    def _retimed(self, event: Any, at: datetime) -> Any:
-        """A copy of `event` at `at` (a pydantic model's own copy, or the lean object's slots)."""
-        if hasattr(event, "model_copy"):
-            return event.model_copy(update={"at": at})
-        cls = type(event)
-        copy = cls.__new__(cls)
-        for name in cls.__slots__:
-            object.__setattr__(copy, name, getattr(event, name))
-        copy.at = at
-        return copy

@@ -25,6 +25,7 @@ from loopx_core.faults import race_window
 from loopx_core.ids import check_id
 from loopx_core.models.constants import SCHEMA_VERSION
 from loopx_core.models.identity import check_turn_key
+from loopx_core.models.twins import replaced
 from loopx_core.store.files import STATE_DIR
 from loopx_core.store.postgres import writes
 from loopx_core.store.postgres.documents import parsed
@@ -150,10 +151,6 @@ class PostgresStore(DocumentReads):
         from loopx_core.store.snapshot import history_line
 
         return history_line(entry)
-
-    def _retimed(self, event: Any, at: datetime) -> Any:
-        """`event` at `at` instead (a copy)."""
-        return event.model_copy(update={"at": at})
 
     # -- schema ------------------------------------------------------------------------
     def schema_version(self) -> int | None:
@@ -379,7 +376,7 @@ class PostgresStore(DocumentReads):
             event = build((last.seq + 1) if last else 1, last)
             race_window()
             if last is not None and event.at < last.at:
-                event = self._retimed(event, last.at)  # keep the ledger ordered by time
+                event = replaced(event, at=last.at)  # keep the ledger ordered by time
 
             writes.insert_event(conn, goal_id, event, self._event_line(event))
             return event
