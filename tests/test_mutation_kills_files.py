@@ -70,7 +70,12 @@ def test_a_run_record_keeps_its_text_as_utf8(settled: FileStore) -> None:
             SchemaUnsupportedError,
             "run record .loopx/goals/g/runs/run-x.json is not a schema 1 run record",
         ),
-        ("folder", StateInvalidError, "run record .loopx/goals/g/runs/run-x.json is unreadable or not JSON"),
+        (
+            "folder",
+            StateInvalidError,
+            "run record at .loopx/goals/g/runs/run-x.json is a folder, not a regular file: move it aside"
+            " (`loopx doctor` reports it)",
+        ),
     ],
 )
 def test_a_missing_or_damaged_run_record_is_refused_in_one_line(

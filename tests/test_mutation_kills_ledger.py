@@ -78,7 +78,9 @@ def test_a_ledger_that_is_a_folder_is_refused_naming_goal_and_file(tmp_path: Pat
     path.mkdir(parents=True)
     with pytest.raises(StateInvalidError) as caught:
         list(ledger.reverse_lines(path))
-    assert str(caught.value) == "g/ledger.jsonl is unreadable: Is a directory"
+    assert str(caught.value) == (
+        "append-only file at g/ledger.jsonl is a folder, not a regular file: move it aside (`loopx doctor` reports it)"
+    )
     assert caught.value.path == "g/ledger.jsonl"
 
 

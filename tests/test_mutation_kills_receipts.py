@@ -118,7 +118,9 @@ def test_a_ledger_that_cannot_be_read_at_an_offset_is_refused_naming_it(goal: Pr
     src.ledger.mkdir()
     with pytest.raises(StateInvalidError) as caught:
         receipts._event_at(src, 0)
-    assert str(caught.value) == "g/events.jsonl is unreadable: Is a directory"
+    assert str(caught.value) == (
+        "ledger at .loopx/goals/g/events.jsonl is a folder, not a regular file: move it aside (`loopx doctor` reports it)"
+    )
 
 
 def test_a_damaged_ledger_line_met_while_indexing_is_refused_naming_the_ledger(goal: Project) -> None:

@@ -4,7 +4,8 @@ A distribution whose `entry_points.txt` importlib.metadata refuses (a line witho
 whatever reads entry points: pluggy's host registry, and pydantic's plugin loader, which runs
 when typer's app first builds a model. Whatever the command (typer's or a lean entry), it ends
 in one line on stderr and exit 1 (the JSON error object too under `--format json`), never a
-traceback, and the lean host path still answers what it can.
+traceback, and the lean host path still answers what it can. A settlement command reads no
+entry point at all (no pydantic, no plugin registry): it answers as in any environment.
 """
 
 from __future__ import annotations
@@ -23,12 +24,18 @@ COMMANDS = [
     ("hosts", "list", "-f", "json"),
     ("hooks",),
     ("quota", "status", "-g", "demo"),
-    ("turn", "begin", "-g", "demo", "-a", "builder", "--todo-id", "t1"),
     ("hook", "claude-stop", "-g", "demo", "-a", "builder"),
     ("hook", "claude-stop", "--goal-id=demo"),  # typer's path
     ("heartbeat-prompt", "-g", "demo", "-a", "builder", "--surface", "codex-app"),
     ("heartbeat-prompt", "-g", "demo", "-a", "builder", "--surface=codex-app", "--help"),
 ]
+
+
+ANSWERED = [
+    ("turn", "begin", "-g", "demo", "-a", "builder", "--todo-id", "t1", "-f", "json"),
+    ("quota", "should-run", "-g", "demo", "-a", "builder", "-f", "json"),
+]
+"""Commands that read no entry point: they answer as in a sound environment."""
 
 
 @pytest.fixture(scope="module")
@@ -57,3 +64,12 @@ def test_one_line_and_exit_1_never_a_traceback(
     assert str(project) not in result.stderr and str(broken_site) not in result.stderr
     if "json" in args:
         assert json.loads(result.stdout)["error"]["exit_code"] == 1
+
+
+@pytest.mark.parametrize("args", ANSWERED, ids=" ".join)
+def test_a_command_that_reads_no_entry_point_answers(
+    project: Path, broken_site: Path, args: tuple[str, ...]
+) -> None:
+    result = run_loopx(*args, root=project, env={"PYTHONPATH": str(broken_site)})
+    assert result.exit_code == 0 and result.stderr == "", (result.exit_code, result.stderr)
+    assert "schema" in json.loads(result.stdout)

@@ -131,21 +131,23 @@ def _plugin_site(folder: Path) -> Path:
 
 
 TURN = ["turn", "begin", "-g", "demo", "-a", "builder", "-t", "t1"]
+WRITE = ["todo", "add", "-g", "demo", "--title", "More"]
+"""A command that writes through the pydantic models (a settlement command writes lean objects)."""
 
 
 def test_a_declared_plugin_is_called_for_loopx_models(tmp_path: Path) -> None:
     root = demo_project(tmp_path / "project")
     seen = tmp_path / "seen.txt"
     site = _plugin_site(tmp_path / "site")
-    done = probe(root, TURN, env={"PYTHONPATH": str(site), "H3_PLUGIN_SEEN": str(seen)})
+    done = probe(root, WRITE, env={"PYTHONPATH": str(site), "H3_PLUGIN_SEEN": str(seen)})
     assert done.exit_code == 0, done.stdout
     assert "importlib.metadata" in done.modules
-    assert {"Registry", "GoalState", "TurnJournal"} <= set(seen.read_text().split())
+    assert {"Registry", "GoalState", "Todo"} <= set(seen.read_text().split())
 
 
 def test_without_a_plugin_a_command_loads_no_entry_point_scan(tmp_path: Path) -> None:
     root = demo_project(tmp_path / "project")
-    done = probe(root, TURN)
+    done = probe(root, WRITE)
     assert done.exit_code == 0, done.stdout
     assert "pydantic" in done.tops({"pydantic"})  # it validated and wrote through pydantic
     assert not {"importlib.metadata", "email", "zipfile", "csv"} & done.modules
