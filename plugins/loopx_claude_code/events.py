@@ -179,8 +179,8 @@ def stop(call: HookCall) -> HookAnswer:
         )
     if blocks >= max_blocks():
         return ALLOW
-    try:
-        atomic_write_bytes(counter, counter_bytes(blocks + 1))
+    try:  # not fsynced: a crash may leave an older, empty or zeroed counter, read as above (no loop)
+        atomic_write_bytes(counter, counter_bytes(blocks + 1), durable=False)
     except (OSError, lean.Doubt):
         return HookAnswer(
             stderr=f"the stop counter {paths.name_of(counter)} cannot be written; letting Claude stop"

@@ -86,6 +86,7 @@ def _counter(project: Project) -> Path:
         '{"blocks": 1e999}',
         '{"blocks": 1, "x": 2}',
         "",
+        "\0" * 13,  # what a crash may leave of the counter, written without an fsync
     ],
 )
 def test_a_corrupt_stop_counter_lets_claude_stop(cli: Cli, running: Project, content: str) -> None:
