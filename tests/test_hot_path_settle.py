@@ -48,7 +48,7 @@ from loopx_core.cli.lean_settle import (
     parse,
 )
 from loopx_core.cli.output import Format
-from tests.builders import tree
+from tests.builders import demo_project, tree
 from tests.conftest import T0, T0_ISO, run_loopx
 
 HEAVY = (
@@ -642,14 +642,7 @@ def test_only_a_settlement_command_run_as_the_process_stops_the_collector(
 ) -> None:
     """cli/lean_settle.py `dispatch(process=True)`: the console script's own settlement command
     runs without the cyclic collector; a caller passing argv, and typer's commands, keep it."""
-    root = tmp_path / "project"
-    for words in (
-        ["init"],
-        ["goal", "add", "-g", "demo", "-o", "Ship"],
-        ["agent", "register", "-a", "builder"],
-        ["todo", "add", "-g", "demo", "--title", "Write parser"],
-    ):
-        assert run_loopx(*words, root=root).exit_code == 0, words
+    root = demo_project(tmp_path / "project")
     marker = tmp_path / "gc"
     proc = subprocess.run(
         [sys.executable, "-c", _GC_CODE, str(marker), how, "--root", str(root), *argv],
@@ -690,14 +683,7 @@ def test_a_settlement_command_as_the_process_leaves_without_teardown(
     """As the tick commands (cli/entry.py `_leave`): with no exit handler registered, the process
     ends once its output is flushed (no module teardown, so no finalizer runs), its answer and
     exit code intact; typer's commands exit the usual way."""
-    root = tmp_path / "project"
-    for words in (
-        ["init"],
-        ["goal", "add", "-g", "demo", "-o", "Ship"],
-        ["agent", "register", "-a", "builder"],
-        ["todo", "add", "-g", "demo", "--title", "Write parser"],
-    ):
-        assert run_loopx(*words, root=root).exit_code == 0, words
+    root = demo_project(tmp_path / "project")
     marker = tmp_path / "teardown"
     proc = subprocess.run(
         [sys.executable, "-c", _TEARDOWN_CODE, str(marker), "--root", str(root), *argv, "-f", "json"],
