@@ -687,7 +687,12 @@ def test_a_settlement_command_as_the_process_leaves_without_teardown(
     marker = tmp_path / "teardown"
     proc = subprocess.run(
         [sys.executable, "-c", _TEARDOWN_CODE, str(marker), "--root", str(root), *argv, "-f", "json"],
-        env={**os.environ, "LOOPX_NOW": T0_ISO},
+        env={
+            "LOOPX_COVERAGE": "off",
+            "LOOPX_NOW": T0_ISO,
+            "PATH": "",
+            "HOME": str(tmp_path),
+        },  # a bare environment, as tests/probe.py: coverage would register an exit handler
         capture_output=True,
         text=True,
         timeout=60,
