@@ -59,8 +59,17 @@ def to_json(record: Any, *, exclude_none: bool = False) -> dict[str, Any]:
     try:
         return lean.to_json(record, exclude_none=exclude_none)  # type: ignore[no-any-return]
     except lean.Doubt:  # a value the lean writer is unsure of: pydantic judges its twin
-        twin = pydantic_twin(record).model_validate(lean.dump(record))
-        return twin.model_dump(mode="json", exclude_none=exclude_none)  # type: ignore[no-any-return]
+        return judged(record).model_dump(mode="json", exclude_none=exclude_none)  # type: ignore[no-any-return]
+
+
+def judged(record: Any) -> Any:
+    """`record` as a validated pydantic model: itself if it is one, else its lean values validated
+    by its twin (pydantic's `ValidationError` if it refuses them). What a doubt is judged by."""
+    if hasattr(record, "model_dump_json"):
+        return record
+    from loopx_core.models import lean
+
+    return pydantic_twin(record).model_validate(lean.dump(record))
 
 
 def pydantic_twin(record: Any) -> Any:

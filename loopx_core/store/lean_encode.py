@@ -13,25 +13,12 @@ from __future__ import annotations
 import json
 
 from loopx_core.models import lean
+from loopx_core.models.twins import judged
 from loopx_core.store import lean as lean_reads
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
     from typing import Any
-
-
-def _model(name: str) -> Any:
-    """The pydantic model `name` (what a doubt is judged by)."""
-    import loopx_core.models as models
-
-    return getattr(models, name)
-
-
-def _judged(record: Any) -> Any:
-    """`record`'s pydantic twin, validated (pydantic's `ValidationError` if it refuses it)."""
-    if hasattr(record, "model_dump_json"):
-        return record  # a pydantic model already: written as `FileStore` writes it
-    return _model(type(record).__name__).model_validate(lean.dump(record))
 
 
 def encode(record: Any) -> bytes:
@@ -47,7 +34,7 @@ def encode(record: Any) -> bytes:
         return data + b"\n"
     except (lean.Doubt, ValueError, TypeError, AttributeError, KeyError, RecursionError):
         pass  # json's errors are ValueErrors; a foreign object has no writer, a model no checker
-    return _judged(record).model_dump_json(indent=2).encode() + b"\n"  # type: ignore[no-any-return]
+    return judged(record).model_dump_json(indent=2).encode() + b"\n"  # type: ignore[no-any-return]
 
 
 def encode_event(event: Any) -> bytes:
@@ -60,7 +47,7 @@ def encode_event(event: Any) -> bytes:
         return data  # type: ignore[no-any-return]
     except (lean.Doubt, ValueError, TypeError, AttributeError, RecursionError):
         pass
-    return _judged(event).model_dump_json(exclude_none=True).encode()  # type: ignore[no-any-return]
+    return judged(event).model_dump_json(exclude_none=True).encode()  # type: ignore[no-any-return]
 
 
 def encode_history(entry: Any) -> bytes:
@@ -72,5 +59,5 @@ def encode_history(entry: Any) -> bytes:
         return line
     except (lean.Doubt, ValueError, TypeError, AttributeError, RecursionError):
         pass
-    data = _judged(entry).model_dump(mode="json")
+    data = judged(entry).model_dump(mode="json")
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 
 from loopx_core.models import lean
+from loopx_core.models.twins import judged
 from loopx_core.store.postgres.store import PostgresStore
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a settlement command
@@ -28,15 +29,6 @@ _DOUBTS = (lean.Doubt, ValueError, TypeError, AttributeError, KeyError, Recursio
 are ValueErrors; a foreign object has no writer, a pydantic model no checker)."""
 
 
-def _judged(record: Any) -> Any:
-    """`record`'s pydantic twin, validated (pydantic's `ValidationError` if it refuses it)."""
-    if hasattr(record, "model_dump_json"):
-        return record
-    import loopx_core.models as models
-
-    return getattr(models, type(record).__name__).model_validate(lean.dump(record))
-
-
 def encode_compact(record: Any) -> str:
     """A document's row (lean, or a pydantic model): pydantic's `model_dump_json()`, always."""
     try:
@@ -45,7 +37,7 @@ def encode_compact(record: Any) -> str:
         return data.decode()
     except _DOUBTS:
         pass
-    return _judged(record).model_dump_json()  # type: ignore[no-any-return]
+    return judged(record).model_dump_json()  # type: ignore[no-any-return]
 
 
 def encode_event(event: Any) -> str:
@@ -58,7 +50,7 @@ def encode_event(event: Any) -> str:
         return data.decode()  # type: ignore[no-any-return]
     except _DOUBTS:
         pass
-    return _judged(event).model_dump_json(exclude_none=True)  # type: ignore[no-any-return]
+    return judged(event).model_dump_json(exclude_none=True)  # type: ignore[no-any-return]
 
 
 def encode_history(entry: Any) -> str:
@@ -71,7 +63,7 @@ def encode_history(entry: Any) -> str:
         return line
     except _DOUBTS:
         pass
-    return json.dumps(_judged(entry).model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(judged(entry).model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
 
 
 class LeanSettlePostgresStore(PostgresStore):
