@@ -17,6 +17,7 @@ import os
 
 from loopx_core.models import lean
 from loopx_core.models.twins import judged
+from loopx_core.store import lean_encode
 from loopx_core.store.postgres.store import PostgresStore
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a settlement command
@@ -41,29 +42,13 @@ def encode_compact(record: Any) -> str:
 
 
 def encode_event(event: Any) -> str:
-    """A ledger row's body: `model_dump_json(exclude_none=True)` of the event's twin (the file
-    store's ledger line; `store.lean_store.encode_event`'s, which this package may not import:
-    that module opens stores through `choice`)."""
-    try:
-        data = lean.dump_line(event)
-        lean.CHECKERS["LedgerEvent"](lean.loads(data))
-        return data.decode()  # type: ignore[no-any-return]
-    except _DOUBTS:
-        pass
-    return judged(event).model_dump_json(exclude_none=True)  # type: ignore[no-any-return]
+    """A ledger row's body: the file store's ledger line (`store.lean_encode.encode_event`)."""
+    return lean_encode.encode_event(event).decode()
 
 
 def encode_history(entry: Any) -> str:
-    """A history row's entry: the entry's `model_dump(mode="json")` as compact JSON."""
-    import json
-
-    try:
-        line = json.dumps(lean.to_json(entry), ensure_ascii=False, separators=(",", ":"))
-        lean.CHECKERS["RunIndexEntry"](lean.loads(line))
-        return line
-    except _DOUBTS:
-        pass
-    return json.dumps(judged(entry).model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+    """A history row's entry: the file store's history line (`store.lean_encode.encode_history`)."""
+    return lean_encode.encode_history(entry).decode()
 
 
 class LeanSettlePostgresStore(PostgresStore):
