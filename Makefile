@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test test-nocov coverage-report mutate lint bench docs hosts clean
+.PHONY: demo test test-nocov fuzz coverage-report mutate lint bench docs hosts clean
 
 # SETUP_PIP_FLAGS="--progress-bar on" shows pip's progress; `make demo` does, so its first run is never a silent minute.
 SETUP_PIP_FLAGS ?= --quiet
@@ -51,6 +51,13 @@ test: $(STAMP) lint hosts
 # The same suite without measuring, for timing and quick full runs.
 test-nocov: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q
+
+# The property tests with fresh random draws (`make test` draws the same ones every run, so CI
+# cannot fail on a draw no one has seen). A failure prints the blob that reproduces it.
+fuzz: $(STAMP)
+	bash scripts/postgres.sh --quiet
+	bash scripts/chromium.sh --quiet
+	HYPOTHESIS_PROFILE=explore $(BIN)/python -m pytest -n 2 -q
 
 # Per-file detail of the last `make test`: missed lines on the terminal, HTML in build/coverage/html.
 coverage-report: $(STAMP)

@@ -12,10 +12,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from typer.testing import CliRunner
 
 from loopx_core.store.files import FileStore
 from tests.snapshot_ext import JsonSnapshot, MarkdownSnapshot, TextSnapshot
+
+# `make test` draws the same examples on every run (a clean clone's CI cannot fail on a draw no
+# one has seen); `make fuzz` draws fresh ones, to find what the fixed draws miss.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 T0_ISO = "2026-11-29T12:00:00Z"

@@ -53,7 +53,8 @@ def spoiled(
     choice = draw(st.sampled_from([*places, ("an argument name", None)]))
     key, index = choice
     if key == "an argument name":
-        arguments[draw(st.text(max_size=3)) + bad + draw(st.text(max_size=3))] = "x"
+        around = st.text(st.characters(exclude_characters="\x00"), max_size=3)
+        arguments[draw(around) + bad + draw(around)] = "x"
         return name, arguments, "an argument name"
     text = arguments[key] if index is None else arguments[key][index]
     at = draw(st.integers(min_value=0, max_value=len(text)))
