@@ -118,6 +118,27 @@ TABLE = {
         {},
         (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None),
     ),
+    # loopx_core.cli.lean_settle._INT
+    '[0-9]{1,18}': (
+        32,
+        (
+            14, 4, 0, 1, 18, 24, 10, 1, 18, 13, 5, 22, 48, 57, 0, 1, 1,
+        ),
+        0,
+        {},
+        (None,),
+    ),
+    # loopx_core.cli.lean_settle._FLOAT
+    '[0-9]{1,18}(\\.[0-9]{1,18})?': (
+        32,
+        (
+            14, 4, 0, 1, 37, 24, 10, 1, 18, 13, 5, 22, 48, 57, 0, 1, 23, 20, 0, 1, 17, 0, 16, 46,
+            24, 10, 1, 18, 13, 5, 22, 48, 57, 0, 1, 17, 1, 18, 1,
+        ),
+        1,
+        {},
+        (None, None),
+    ),
 }
 # fmt: on
 """pattern -> (flags, code, groups, groupindex, indexgroup), as `_sre.compile` takes them."""

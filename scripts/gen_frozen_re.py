@@ -30,8 +30,11 @@ SOURCES: tuple[tuple[str, str], ...] = (
     ("loopx_core.models.identity", "_TURN_KEY"),
     ("loopx_core.models.lean_runtime", "TIME_PATTERN"),
     ("loopx_core.models.lean", "LINE_FORMS"),
+    ("loopx_core.cli.lean_settle", "_INT"),
+    ("loopx_core.cli.lean_settle", "_FLOAT"),
 )
-"""Where each frozen pattern lives: a str, a compiled pattern, or `LINE_FORMS` (each form's regex)."""
+"""Where each frozen pattern lives (the regexes `loopx hook claude-stop`, should-run and the lean
+settlement commands compile): a str, a compiled pattern, or `LINE_FORMS` (each form's regex)."""
 WIDTH = 100
 """How wide a line of a frozen code tuple may grow (the repository's limit is 110)."""
 
@@ -41,7 +44,9 @@ Frozen = tuple[int, tuple[int, ...], int, dict[str, int], tuple[str | None, ...]
 
 def _patterns_of(module: str, name: str) -> list[tuple[str, str]]:
     """(pattern, where it comes from) for the attribute `name` of `module`."""
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(module), name, None)
+    if value is None:
+        raise SystemExit(f"{module} has no {name}: update SOURCES in scripts/{Path(__file__).name}")
     if isinstance(value, Mapping):
         return [(form[0], f"{module}.{name}[{key!r}][0]") for key, form in value.items()]
     text = getattr(value, "pattern", value)

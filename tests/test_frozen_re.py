@@ -146,6 +146,15 @@ def test_a_changed_pattern_list_makes_the_table_stale(
     assert GEN.TARGET.read_bytes() == before
 
 
+def test_a_source_that_is_gone_is_named() -> None:
+    """A pattern's module without the attribute stops the generator with one line naming both."""
+    with pytest.raises(SystemExit) as stop:
+        GEN.collect([("loopx_core.ids", "NO_SUCH_PATTERN")])
+    assert str(stop.value) == (
+        "loopx_core.ids has no NO_SUCH_PATTERN: update SOURCES in scripts/gen_frozen_re.py"
+    )
+
+
 def test_the_generator_writes_the_same_table_again(tmp_path: Path) -> None:
     """Writing the table elsewhere gives the committed file byte for byte (deterministic), then checks fresh."""
     target = tmp_path / "frozen_re_codes.py"
