@@ -2,7 +2,7 @@
 
 `import re` costs a hook about 1.5 ms, and the `enum` it pulls in (for `RegexFlag`) 2.9 ms
 more, of a ~28 ms `loopx hook claude-stop`; compiling the ledger line's regex (822 characters)
-costs another ~0.6 ms. `compile(pattern)` instead hands `_sre.compile` the arguments
+costs another 0.6-1 ms. `compile(pattern)` instead hands `_sre.compile` the arguments
 `re.compile(pattern)` would have computed, read from loopx_core/frozen_re_codes.py.
 
 What makes the two equal: scripts/gen_frozen_re.py writes that table with re's own compiler,
