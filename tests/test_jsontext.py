@@ -265,6 +265,8 @@ binaries = as_bytes | st.binary() | st.builds(lambda b, extra: b + extra, as_byt
 @example(data=b"")
 @example(data=b"1")
 @example(data=b"\x001")
+@example(data='{"a": 1}'.encode("utf-16-le"))  # NUL second: json reads UTF-16, not UTF-8
+@example(data='{"a": 1}'.encode("utf-32-be"))
 def test_loads_is_json_loads(data: str | bytes) -> None:
     """Any text or bytes: json.loads' value (types, -0.0, nan, key order) or its exception."""
     assert_same_outcome(outcome(lambda: jsontext.loads(data)), outcome(lambda: json.loads(data)))
@@ -398,3 +400,37 @@ def test_refused_input_asks_json() -> None:
     loaded, heavy = _probe("refuse")
     assert loaded == ["_json", "loopx_core.jsontext"]
     assert {"json", "re"} <= set(heavy)
+
+
+_WITHOUT_ACCELERATOR = """\
+import sys
+sys.modules["_json"] = None  # an interpreter without json's C accelerator
+import json
+from loopx_core import jsontext
+assert jsontext.make_scanner is None
+def outcome(call):
+    try:
+        return "value", call()
+    except ValueError as error:
+        return "raised", type(error), str(error)
+cases = ['{"a": [1, 2.5, NaN]} ', b'[1]', "[1] x", "", '"\\\\ud800"']
+for data in cases:
+    assert outcome(lambda: jsontext.loads(data)) == outcome(lambda: json.loads(data)), data
+decode = jsontext.decoder(parse_constant=str, object_pairs_hook=list)
+assert decode('{"a": Infinity}') == [("a", "Infinity")]
+assert jsontext.dumps({"b": 1, "a": [1.5]}, sort_keys=True, separators=(",", ":")) == '{"a":[1.5],"b":1}'
+print("ok")
+"""
+
+
+def test_without_the_accelerator_json_does_the_work() -> None:
+    """No `_json` (another interpreter): every call is json's, with json's values and errors."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_ACCELERATOR],
+        capture_output=True,
+        text=True,
+        env={**NO_COVERAGE, "PATH": ""},
+        cwd=REPO,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "ok\n", "")
