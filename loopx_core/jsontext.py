@@ -106,20 +106,20 @@ def decoder(
     The same values and errors; an exception a hook raises propagates unchanged. A document the
     fast path refuses is decoded again by json's decoder (hooks run again) for json's own error.
     """
-    refusals: list[Callable[[str], Any]] = []
+    built: list[Callable[[str], Any]] = []  # json.JSONDecoder(...).decode, made on first refusal
 
     def json_decode(text: str) -> "Any":
-        if not refusals:
+        if not built:
             import json
 
-            refusals.append(
+            built.append(
                 json.JSONDecoder(
                     parse_float=parse_float,
                     parse_constant=parse_constant,
                     object_pairs_hook=object_pairs_hook,
                 ).decode
             )
-        return refusals[0](text)
+        return built[0](text)
 
     if make_scanner is None:
         return json_decode
