@@ -7,8 +7,8 @@ LoopX reads (options, `LOOPX_NOW`, files) lies in the domain's range (`models.do
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
 
+from loopx_core.datetimes import UTC, datetime
 from loopx_core.errors import UsageError
 from loopx_core.ids import shown_value
 from loopx_core.models.constants import MAX_TIME, MIN_TIME

@@ -7,7 +7,11 @@ passes it through `visible`, the way `repr` writes a control character.
 
 from __future__ import annotations
 
-import re
+from loopx_core.frozen_re import compile as _compile
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+if TYPE_CHECKING:
+    import re
 
 _FORMAT = (
     "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200c\u200e-\u200f"
@@ -22,7 +26,7 @@ joiner (U+200D) stays: emoji sequences are built with it, and it moves nothing."
 _INVISIBLE = "[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff" + _FORMAT + "]"
 """What a terminal obeys rather than shows, or what hides or reorders text: C0 controls but a
 newline, DEL, C1 controls (`\\x9b` is a CSI on its own), lone surrogates (a byte that was not
-UTF-8) and the format characters. Compiled on first use (re's cache), not by every command's start."""
+UTF-8) and the format characters. Compiled on first use (`frozen_re`: no `import re`)."""
 _INVISIBLE_OR_NEWLINE = "[\x00-\x1f\x7f-\x9f\ud800-\udfff" + _FORMAT + "]"
 
 
@@ -43,7 +47,7 @@ def visible(text: str, *, newlines: bool = True) -> str:
     A newline stays one where the layout allows it (`newlines`), else it is shown as `\\n` too.
     Ordinary text (printable characters, tabs aside) comes back unchanged.
     """
-    return re.sub(_INVISIBLE if newlines else _INVISIBLE_OR_NEWLINE, _escape, text)
+    return _compile(_INVISIBLE if newlines else _INVISIBLE_OR_NEWLINE).sub(_escape, text)
 
 
 _UNSEEN_IN_JSON = "[\x7f-\x9f" + _FORMAT + "]"
@@ -56,7 +60,7 @@ def json_visible(text: str) -> str:
     `ensure_ascii` would write them: the same document to a reader, nothing a terminal obeys."""
     if text.isascii() and "\x7f" not in text:
         return text
-    return re.sub(_UNSEEN_IN_JSON, _json_escape, text)
+    return _compile(_UNSEEN_IN_JSON).sub(_json_escape, text)
 
 
 def _json_escape(match: re.Match[str]) -> str:

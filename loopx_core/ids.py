@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
 from loopx_core.errors import UsageError
+from loopx_core.frozen_re import compile as _compile
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,63}$"
 """The id pattern as pydantic (Rust regex: `$` is the end of the text) checks it."""
-_ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+_ID_RE = _compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 SHOWN_CHARS = 60
 """How much of a refused value an error message echoes."""
 

@@ -157,6 +157,13 @@ def dumps(
         item_separator, key_separator = separators
     else:
         item_separator = None
+    if indent is not None and item_separator is not None and make_encoder is not None:
+        if separators is None:  # json's default with an indent: no space before a newline
+            item_separator = ","
+        try:
+            return _indented(obj, indent, ensure_ascii, item_separator, key_separator, sort_keys, allow_nan)
+        except (_Unsure, RecursionError, TypeError, ValueError):
+            pass  # json decides: its own text, or its own error
     if make_encoder is None or indent is not None or item_separator is None:
         import json
 
@@ -176,3 +183,74 @@ def dumps(
         {}, _unserialisable, escape, None, key_separator, item_separator, sort_keys, False, allow_nan
     )
     return "".join(encode(obj, 0))
+
+
+class _Unsure(Exception):
+    """A value the indenting writer leaves to json (a subclass, a cycle, a refused float, ...)."""
+
+
+def _indented(
+    obj: object,
+    indent: int | str,
+    ensure_ascii: bool,
+    item_separator: str,
+    key_separator: str,
+    sort_keys: bool,
+    allow_nan: bool,
+) -> str:
+    """`json.dumps(obj, indent=indent, ...)` for plain JSON values (exact dict, list, tuple, str,
+    int, float, bool, None, str keys); `_Unsure` for anything else (json's Python encoder,
+    json/encoder.py `_make_iterencode`, writes the same text; it is what json runs with an indent)."""
+    escape = encode_basestring_ascii if ensure_ascii else encode_basestring
+    pad = indent if isinstance(indent, str) else " " * indent
+    out: list[str] = []
+    stack: set[int] = set()
+
+    def value(o: object, level: int) -> None:
+        kind = type(o)
+        if kind is str:
+            out.append(escape(o))
+        elif o is None or kind is bool:
+            out.append("null" if o is None else "true" if o else "false")
+        elif kind is int:
+            out.append(int.__repr__(o))  # type: ignore[arg-type]
+        elif kind is float:
+            if o != o or o in (_INF, -_INF):  # type: ignore[operator]
+                raise _Unsure
+            out.append(float.__repr__(o))  # type: ignore[arg-type]
+        elif kind is list or kind is tuple or kind is dict:
+            if id(o) in stack:
+                raise _Unsure
+            stack.add(id(o))
+            inner = "\n" + pad * (level + 1)
+            if kind is dict:
+                items = sorted(o.items()) if sort_keys else o.items()  # type: ignore[attr-defined]
+                if not items:
+                    out.append("{}")
+                else:
+                    out.append("{")
+                    for index, (key, item) in enumerate(items):
+                        if type(key) is not str:
+                            raise _Unsure
+                        out.append(
+                            (inner if index == 0 else item_separator + inner) + escape(key) + key_separator
+                        )
+                        value(item, level + 1)
+                    out.append("\n" + pad * level + "}")
+            elif not o:
+                out.append("[]")
+            else:
+                out.append("[")
+                for index, item in enumerate(o):  # type: ignore[attr-defined]
+                    out.append(inner if index == 0 else item_separator + inner)
+                    value(item, level + 1)
+                out.append("\n" + pad * level + "]")
+            stack.discard(id(o))
+        else:
+            raise _Unsure
+
+    value(obj, 0)
+    return "".join(out)
+
+
+_INF = float("inf")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta
 
+from loopx_core.datetimes import datetime, timedelta
 from loopx_core.models.constants import MAX_SLOTS
 from loopx_core.models.record import Record
 

@@ -12,7 +12,7 @@ from typing import Any
 import typer
 
 from loopx_core.cli.app import app
-from loopx_core.errors import ExitCode
+from loopx_core.errors import EXIT_CODES, ExitCode
 from loopx_core.models.domain import DOMAIN, MAX_STORED_TIME, describe
 
 WIDTH = 100
@@ -99,7 +99,7 @@ def render() -> str:
         "| code | name | meaning |",
         "|---|---|---|",
     ]
-    out += [f"| {int(code)} | {code.name.lower()} | {meaning(code)} |" for code in ExitCode]
+    out += [f"| {int(code)} | {code.name.lower()} | {meaning(code)} |" for code in EXIT_CODES]
     out += [
         "",
         "Errors print one line on stderr (`loopx: error: ...`); under `--format json` a JSON object",

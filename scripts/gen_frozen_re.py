@@ -32,6 +32,9 @@ SOURCES: tuple[tuple[str, str], ...] = (
     ("loopx_core.models.lean", "LINE_FORMS"),
     ("loopx_core.cli.lean_settle", "_INT"),
     ("loopx_core.cli.lean_settle", "_FLOAT"),
+    ("loopx_core.escapes", "_INVISIBLE"),
+    ("loopx_core.escapes", "_INVISIBLE_OR_NEWLINE"),
+    ("loopx_core.escapes", "_UNSEEN_IN_JSON"),
 )
 """Where each frozen pattern lives (the regexes `loopx hook claude-stop`, should-run and the lean
 settlement commands compile): a str, a compiled pattern, or `LINE_FORMS` (each form's regex)."""

@@ -234,7 +234,7 @@ class Generator:
             end = ends[0] if ends else None
             if end is None:
                 return "_time(None)"
-            self.imports.add("from datetime import UTC, datetime")
+            self.imports.add("from loopx_core.datetimes import UTC, datetime")
             return f"_time(datetime({end.year}, {end.month}, {end.day}, tzinfo=UTC))"
         raise SystemExit(f"unsupported type {annotation!r}")
 
@@ -998,6 +998,10 @@ def main() -> None:
                 )
             continue
         target.write_text(text)
+    # The line forms' regexes are frozen for the hot path (loopx_core/frozen_re_codes.py): a
+    # fresh process reads the lean module just written and writes (or checks) that table too.
+    frozen = [sys.executable, str(REPO / "scripts" / "gen_frozen_re.py"), *sys.argv[1:]]
+    raise SystemExit(subprocess.call(frozen))
 
 
 if __name__ == "__main__":

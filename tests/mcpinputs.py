@@ -11,13 +11,13 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from loopx_core.errors import ExitCode
+from loopx_core.errors import EXIT_CODES, ExitCode
 from loopx_core.mcp.answers import MAX_MESSAGE
 from loopx_core.ops import goals, todos
 from loopx_core.settlement.turns import begin_turn
 from tests.conftest import LOOPX_BIN, T0, T0_ISO, Project
 
-EXIT_CODES = {int(code) for code in ExitCode}
+EXIT_CODES = {int(code) for code in EXIT_CODES}
 """Every documented exit code."""
 
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from loopx_core.cli.entry import parse_fast, parse_heartbeat, parse_hook
 from tests.builders import demo_project
 from tests.conftest import run_loopx
-from tests.probe import probe
+from tests.probe import START_UP, probe
 
 HEAVY = ("typer", "click", "jinja2", "tomlkit", "mcp", "pluggy", "rich")
 FLOOR = ("pydantic", "pydantic_core", "typer", "click", "jinja2", "rich", "mcp", "tomlkit", "pluggy")
@@ -57,9 +57,9 @@ def root(tmp_path: Path) -> Path:
 
 
 def heavy_imports(root: Path, argv: list[str]) -> set[str]:
-    """The FLOOR (and FLOOR_MODULES) modules one run of `loopx ARGV` (stdin `{}`) leaves loaded."""
+    """The FLOOR (and FLOOR_MODULES, START_UP) modules one run of `loopx ARGV` (stdin `{}`) leaves loaded."""
     ran = probe(root, argv, stdin="{}")
-    return ran.tops(FLOOR) | (ran.modules & set(FLOOR_MODULES))
+    return ran.tops(FLOOR) | (ran.modules & {*FLOOR_MODULES, *START_UP})
 
 
 @pytest.mark.parametrize("command", sorted(HOT))

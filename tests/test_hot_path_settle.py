@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 import json
 import os
@@ -35,6 +36,7 @@ from hypothesis import strategies as st
 
 from loopx_core import commands
 from loopx_core.cli import settle
+from loopx_core.cli.formats import Format
 from loopx_core.cli.lean_settle import (
     COMMANDS,
     FLAG,
@@ -47,9 +49,9 @@ from loopx_core.cli.lean_settle import (
     dispatch,
     parse,
 )
-from loopx_core.cli.output import Format
 from tests.builders import demo_project, tree
 from tests.conftest import T0, T0_ISO, run_loopx
+from tests.probe import START_UP
 
 HEAVY = (
     *("pydantic", "pydantic_core", "typer", "click", "jinja2", "rich", "mcp", "tomlkit", "pluggy"),
@@ -492,6 +494,10 @@ UNNEEDED = {
     "zipfile": "came with importlib.metadata",
     "csv": "came with importlib.metadata",
     "subprocess": "settlement/steps.py imports it only to run a --validation-command",
+    **{
+        name: "start-up cost (tests/probe.py START_UP): loopx_core.jsontext, frozen_re, datetimes stand in"
+        for name in START_UP
+    },
 }
 """Standard-library modules no settlement command of FLOW needs (none runs a validation command)."""
 ONLY_FOR = {
@@ -502,15 +508,15 @@ ONLY_FOR = {
 BEGINS = [name for name, argv in FLOW if argv[:2] == ["turn", "begin"]]
 loaded: dict[str, set[str]] = {}
 """The UNNEEDED and ONLY_FOR modules each step of FLOW left loaded (filled by the `flow` fixture)."""
-_PROBE = (
-    "import json, sys\n"
+_PROBE = (  # nothing of its own imported before the command (no json): what is loaded, it loaded
+    "import sys\n"
     "from loopx_core.cli.entry import main\n"
     "code = 0\n"
     "try:\n"
     "    main(sys.argv[1:])\n"
     "except SystemExit as done:\n"
     "    code = done.code\n"
-    "print(json.dumps([code, sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[0].split(','))),"
+    "print(repr([code, sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[0].split(','))),"
     " sorted(set(sys.modules) & set(WATCHED))]), file=sys.stderr)\n"
 )
 
@@ -549,7 +555,7 @@ def flow(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, set[s
             stdin=subprocess.DEVNULL,
             check=False,
         )
-        code, heavy, unneeded = json.loads(proc.stderr.strip().splitlines()[-1])
+        code, heavy, unneeded = ast.literal_eval(proc.stderr.strip().splitlines()[-1])
         seen[name] = (code, set(heavy), proc.stdout)
         loaded[name] = set(unneeded)
         if argv[:2] == ["turn", "begin"] and code == 0:
@@ -583,7 +589,7 @@ def test_the_probe_sees_heavy_modules(tmp_path: Path) -> None:
         stdin=subprocess.DEVNULL,
         check=False,
     )
-    exit_code, heavy, models = json.loads(proc.stderr.strip().splitlines()[-1])
+    exit_code, heavy, models = ast.literal_eval(proc.stderr.strip().splitlines()[-1])
     assert exit_code == 0 and {"typer", "pydantic"} <= set(heavy) and "loopx_core.models.goal" in models
 
 

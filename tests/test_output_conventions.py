@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loopx_core.cli.common import suggestion
-from loopx_core.cli.output import Format, Table, as_markdown
+from loopx_core.cli.formats import Format
+from loopx_core.cli.output import Table, as_markdown
 from tests.conftest import LOOPX_BIN, T0_ISO, Cli, run_loopx
 from tests.terminal import on_terminal
 

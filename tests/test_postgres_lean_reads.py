@@ -28,7 +28,7 @@ from loopx_core.store.postgres.lean_reads import LeanPostgresReads
 from tests.builders import settle_turn
 from tests.conftest import T0
 from tests.pg import Cluster, cluster_fixture, team_project  # noqa: F401  (the session fixture pg_cluster)
-from tests.probe import probe
+from tests.probe import START_UP, probe
 
 FLOOR = ("pydantic", "pydantic_core", "typer", "click", "jinja2", "rich", "mcp", "pluggy")
 
@@ -48,6 +48,17 @@ def test_a_tick_on_a_team_store_imports_no_pydantic(team: tuple[Path, str, Postg
     ran = probe(root, ["quota", "should-run", "-g", "g", "-a", "builder", "-f", "json"])
     assert json.loads(ran.stdout)["store"].startswith("postgresql://")
     assert (ran.exit_code, ran.tops(FLOOR)) == (0, set())
+    assert ran.modules & set(START_UP) == set()
+
+
+def test_a_turn_on_a_team_store_starts_as_lightly_as_a_tick(team: tuple[Path, str, PostgresStore]) -> None:
+    """The settlement commands on PostgreSQL load none of the start-up modules a tick avoids."""
+    root, _, _ = team
+    argv = ["todo", "complete", "-g", "g", "-a", "builder", "-t", "t1", "--evidence", "ok", "-f", "json"]
+    ran = probe(root, argv)  # the fixture's spent turn, closed
+    assert ran.exit_code == 0, ran.stdout
+    assert json.loads(ran.stdout)["status"] == "done"
+    assert ran.modules & set(START_UP) == set()
 
 
 def test_a_tick_reads_a_team_store_the_lean_way(team: tuple[Path, str, PostgresStore]) -> None:

@@ -7,7 +7,8 @@ from typing import Annotated, Any
 import typer
 
 from loopx_core.cli.common import AgentId, FormatOption, check_surface, dump, store
-from loopx_core.cli.output import Format, Table, emit, reporting
+from loopx_core.cli.formats import Format
+from loopx_core.cli.output import Table, emit, reporting
 from loopx_core.clock import now
 
 app = typer.Typer(help="Agents: register, list, show, remove.", no_args_is_help=True)

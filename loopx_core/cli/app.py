@@ -24,8 +24,9 @@ from loopx_core.cli import (
     wait_cmds,
 )
 from loopx_core.cli.common import FormatOption, check_surface, store
+from loopx_core.cli.formats import Format
 from loopx_core.cli.group import LoopxGroup
-from loopx_core.cli.output import Format, Table, emit, reporting
+from loopx_core.cli.output import Table, emit, reporting
 from loopx_core.clock import now
 
 HELP = """LoopX keeps the state of long-running agent loops: goals, todos, gates, quota, receipts.

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from loopx_core.cli.output import Format
+from loopx_core.cli.formats import Format
 from loopx_core.errors import UsageError
 from loopx_core.store.base import Store
 from loopx_core.store.choice import open_store

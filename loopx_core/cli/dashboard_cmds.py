@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from loopx_core.cli.output import Format, reporting
+from loopx_core.cli.formats import Format
+from loopx_core.cli.output import reporting
 
 DEFAULT_PORT = 8765
 

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from loopx_core.cli.common import FormatOption, store
-from loopx_core.cli.output import Format, emit, reporting, steps
+from loopx_core.cli.formats import Format
+from loopx_core.cli.output import emit, reporting, steps
 from loopx_core.clock import now
 from loopx_core.errors import ExitCode, UsageError
 

@@ -224,11 +224,11 @@ def _refuse_undecodable(args: list[str]) -> None:
         where = f"argument {index + 1}" + (f" (the value of {option})" if option else "")
     if not where:
         return
-    from loopx_core.cli.output import Format, report_usage, requested_format
+    from loopx_core.cli.output import report_usage, requested_format
 
     words = args[2:] if args[:1] == ["--root"] else args
     hook = words[:1] == ["hook"]
-    fmt = None if hook else requested_format(args, Format.auto)
+    fmt = None if hook else requested_format(args, "auto")
     message = f"{where} is not UTF-8 text: {_escaped(word)}"
     report_usage(message, fmt, prefix="loopx: hook: " if hook else "loopx: error: ")
     raise SystemExit(1 if hook else 2)  # a hook's usage errors exit 1: hosts read 2 as "block"
@@ -302,12 +302,12 @@ def _should_run(fast: dict[str, object]) -> NoReturn:
 
 
 def _tick(fast: dict[str, object]) -> NoReturn:
-    from loopx_core.cli.output import Format, report_internal, resolve
+    from loopx_core.cli.output import report_internal, resolve
     from loopx_core.cli.should_run import run_should_run
 
     # as the typer command: `auto` is JSON in a pipe, else the packet's Markdown (its human form)
-    shown = resolve(Format(fast.get("format", "auto")))  # type: ignore[arg-type]
-    fmt = Format.json if shown is Format.json else Format.markdown
+    shown = resolve(fast.get("format", "auto"))  # type: ignore[arg-type]
+    fmt = "json" if shown == "json" else "markdown"
     try:
         code = run_should_run(
             fast["root"],  # type: ignore[arg-type]

@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from loopx_core.cli.common import FormatOption, GoalId, dump, store
-from loopx_core.cli.output import Block, Format, Table, emit, reporting
+from loopx_core.cli.formats import Format
+from loopx_core.cli.output import Block, Table, emit, reporting
 from loopx_core.clock import now
 from loopx_core.ops import goals
 

@@ -11,7 +11,8 @@ import typer
 from typer.core import TyperGroup
 
 from loopx_core.cli.common import suggestion
-from loopx_core.cli.output import Format, report_internal, report_usage, requested_format
+from loopx_core.cli.formats import Format
+from loopx_core.cli.output import report_internal, report_usage, requested_format
 
 HOOK_COMMANDS = ("hook",)
 """Commands a host runs as a hook: their usage errors exit 1, since hosts read 2 as "block"."""

@@ -11,7 +11,8 @@ from typing import Annotated, Any
 import typer
 
 from loopx_core.cli.common import FormatOption, GoalId, store
-from loopx_core.cli.output import Block, Format, Table, emit, reporting
+from loopx_core.cli.formats import Format
+from loopx_core.cli.output import Block, Table, emit, reporting
 from loopx_core.clock import now
 
 app = typer.Typer(

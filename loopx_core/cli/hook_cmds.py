@@ -188,14 +188,14 @@ def read_payload() -> dict[str, object]:
         raise ValueError("the hook input is not UTF-8 text") from None
     if not text.strip():
         return {}
-    import json  # only a hook reads JSON (heartbeat-prompt imports this module too)
+    from loopx_core.jsontext import loads  # only a hook reads JSON (heartbeat-prompt imports this module too)
 
     try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as bad:
+        payload = loads(text)
+    except (ValueError, RecursionError) as bad:
+        if not hasattr(bad, "lineno"):  # not json's JSONDecodeError: too deep for its parser
+            raise ValueError("the hook input is not JSON LoopX can read (nested too deeply)") from None
         raise ValueError(f"the hook input is not JSON ({bad.msg} at line {bad.lineno})") from None
-    except (ValueError, RecursionError):
-        raise ValueError("the hook input is not JSON LoopX can read (nested too deeply)") from None
     if not isinstance(payload, dict):
         raise ValueError("the hook input must be a JSON object")
     return payload
@@ -232,9 +232,9 @@ def run_heartbeat_prompt(goal_id: str, agent_id: str, surface: str | None, loopx
     try:
         _print_heartbeat_prompt(goal_id, agent_id, surface, loopx_command)
     except LoopxError as error:
-        from loopx_core.cli.output import Format, report_error
+        from loopx_core.cli.output import report_error
 
-        return report_error(error, Format.markdown)
+        return report_error(error, "markdown")
     except KeyboardInterrupt:
         sys.stderr.write("loopx: interrupted\n")
         return 130

@@ -12,7 +12,8 @@ from typing import Annotated, Any
 import typer
 
 from loopx_core.cli.common import FormatOption, check_scope, check_surface
-from loopx_core.cli.output import Block, Format, Table, emit, reporting, steps
+from loopx_core.cli.formats import Format
+from loopx_core.cli.output import Block, Table, emit, reporting, steps
 from loopx_core.errors import ExitCode, UsageError
 
 app = typer.Typer(

@@ -14,14 +14,14 @@ required options, defaults) and compares both entries' output on generated comma
 from __future__ import annotations
 
 import os
-import re
 
+from loopx_core.frozen_re import compile as _compile
 from loopx_core.models.record import Record
 
 VALUE, MANY, FLAG, INT, FLOAT, FORMAT = "value", "many", "flag", "int", "float", "format"
 """Option kinds: one string, a repeatable string, a bare flag, an integer, a number, `--format`."""
-_INT = re.compile(r"[0-9]{1,18}")
-_FLOAT = re.compile(r"[0-9]{1,18}(\.[0-9]{1,18})?")
+_INT = _compile(r"[0-9]{1,18}")
+_FLOAT = _compile(r"[0-9]{1,18}(\.[0-9]{1,18})?")
 _FORMATS = ("auto", "human", "json", "markdown")
 _COMPLETE_VAR = "_LOOPX_COMPLETE"
 """Set when a shell asks typer for completions: typer answers those."""
@@ -135,10 +135,8 @@ def _convert(kind: str, value: str) -> object | None:
         return int(value) if _INT.fullmatch(value) else None
     if kind == FLOAT:
         return float(value) if _FLOAT.fullmatch(value) else None
-    if kind == FORMAT:
-        from loopx_core.cli.output import Format
-
-        return Format(value) if value in _FORMATS else None
+    if kind == FORMAT:  # as a plain str, which cli.output takes as it takes a `Format`
+        return value if value in _FORMATS else None
     return value
 
 

@@ -12,7 +12,8 @@ from typing import Annotated, Any
 import typer
 
 from loopx_core.cli.common import FormatOption
-from loopx_core.cli.output import Format, Table, emit, reporting
+from loopx_core.cli.formats import Format
+from loopx_core.cli.output import Table, emit, reporting
 from loopx_core.clock import iso, now
 from loopx_core.errors import NotFoundError, RefusedError
 from loopx_core.notices import config, outbox

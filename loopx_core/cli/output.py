@@ -11,11 +11,9 @@ Whatever reaches a person (human and Markdown output, the error line on stderr) 
 
 from __future__ import annotations
 
-import json
-import re
 import sys
-from enum import StrEnum
 
+from loopx_core import jsontext
 from loopx_core.errors import LoopxError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING: every command imports this module, a tick too
@@ -26,7 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 _ABSOLUTE_PATH = r"(?:(?<=\s)|(?<=^)|(?<=['\"(=]))/[^\s'\")]*"
-"""An absolute path in a message; compiled on first use (re's cache), not by every command's start."""
+"""An absolute path in a message; compiled on first use (re's cache): only an internal error shows one."""
 
 
 def shown(text: str, *, newlines: bool = True) -> str:
@@ -36,19 +34,17 @@ def shown(text: str, *, newlines: bool = True) -> str:
     return visible(text, newlines=newlines)
 
 
-class Format(StrEnum):
-    """Output formats: `auto` picks `human` on a terminal and `json` in a pipe."""
+FORMATS = ("auto", "human", "json", "markdown")
+"""The `--format` values; typer's choices are `cli.formats.Format`, a `StrEnum` of these.
 
-    auto = "auto"
-    human = "human"
-    json = "json"
-    markdown = "markdown"
+The functions here take either (a `Format` is a str): the commands hosts run every tick pass
+plain strings and never import `enum`, which costs a process about 3 ms at start-up."""
 
 
-def resolve(fmt: Format | None) -> Format:
+def resolve(fmt: str | None) -> str:
     """The format actually printed: `auto` (or none) becomes human on a terminal, else JSON."""
-    if fmt is None or fmt is Format.auto:
-        return Format.human if _stdout_is_terminal() else Format.json
+    if fmt is None or fmt == "auto":
+        return "human" if _stdout_is_terminal() else "json"
     return fmt
 
 
@@ -126,7 +122,7 @@ def dumps(data: Any) -> str:
     format characters: `escapes.json_visible`), written as `\\uXXXX`: the same document.
     """
     try:
-        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        text = jsontext.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except ValueError as bad:
         raise LoopxError(f"refusing to print invalid JSON ({bad})") from None
     if text.isascii() and "\x7f" not in text:
@@ -145,15 +141,15 @@ def as_markdown(doc: Doc) -> str:
     return "\n\n".join(b.markdown() if isinstance(b, Table) else shown(b.rstrip("\n")) for b in _blocks(doc))
 
 
-def emit(data: Any, fmt: Format, markdown: Render, human: Render | None = None) -> None:
+def emit(data: Any, fmt: str, markdown: Render, human: Render | None = None) -> None:
     """Print `data` as JSON, as Markdown (`markdown`), or for people (`human`, else `markdown`)."""
     shown = resolve(fmt)
-    if shown is Format.json:
+    if shown == "json":
         sys.stdout.write(dumps(data) + "\n")
         return
-    render = human if shown is Format.human and human is not None else markdown
+    render = human if shown == "human" and human is not None else markdown
     doc = render(data) if callable(render) else render
-    if shown is Format.markdown:
+    if shown == "markdown":
         text = as_markdown(doc)
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:
@@ -281,10 +277,10 @@ def _progress(label: str, every: float) -> Iterator[Status]:
         status.close()
 
 
-def steps(fmt: Format | None) -> Callable[[str], None] | None:
+def steps(fmt: str | None) -> Callable[[str], None] | None:
     """A step reporter for a long command: one line per step on stderr (`rendering claude-code...`),
     on a terminal only and never with JSON output; None where nothing is to be shown."""
-    if not stderr_is_terminal() or resolve(fmt) is Format.json:
+    if not stderr_is_terminal() or resolve(fmt) == "json":
         return None
 
     def step(text: str) -> None:
@@ -294,11 +290,11 @@ def steps(fmt: Format | None) -> Callable[[str], None] | None:
     return step
 
 
-def report_error(error: LoopxError, fmt: Format | None) -> int:
+def report_error(error: LoopxError, fmt: str | None) -> int:
     """Print the error once on stderr, one line (control characters `shown`); the JSON error
     object on stdout, exactly as raised, only for JSON output."""
     sys.stderr.write(f"loopx: error: {shown(error.message, newlines=False)}\n")
-    if resolve(fmt) is Format.json:
+    if resolve(fmt) == "json":
         sys.stdout.write(dumps(error.to_json()) + "\n")
     return int(error.exit_code)
 
@@ -313,7 +309,7 @@ class reporting:
 
     __slots__ = ("fmt",)
 
-    def __init__(self, fmt: Format) -> None:
+    def __init__(self, fmt: str) -> None:
         self.fmt = fmt
 
     def __enter__(self) -> None:
@@ -330,7 +326,7 @@ class reporting:
         return False
 
 
-def requested_format(args: list[str], default: Format | None) -> Format | None:
+def requested_format(args: list[str], default: str | None) -> str | None:
     """The `--format`/`-f` value named in `args` (the last one wins), else `default`."""
     found = default
     for index, word in enumerate(args):
@@ -341,30 +337,31 @@ def requested_format(args: list[str], default: Format | None) -> Format | None:
             value = word.partition("=")[2]
         elif word.startswith("-f") and len(word) > 2 and not word.startswith("--"):
             value = word[2:]
-        if value in Format.__members__:
-            found = Format(value)
+        if value in FORMATS:
+            found = value
     return found
 
 
-def report_usage(message: str, fmt: Format | None, *, prefix: str = "loopx: error: ") -> None:
+def report_usage(message: str, fmt: str | None, *, prefix: str = "loopx: error: ") -> None:
     """Print a usage error (bad option, missing argument) as one line, plus the JSON object.
 
     `fmt` None (a command without `--format`, such as a hook) never prints JSON.
     """
     first = " ".join(message.split())
     sys.stderr.write(f"{prefix}{shown(first, newlines=False)}\n")
-    if fmt is not None and resolve(fmt) is Format.json:
+    if fmt is not None and resolve(fmt) == "json":
         from loopx_core.errors import UsageError
 
         sys.stdout.write(dumps(UsageError(first).to_json()) + "\n")
 
 
-def report_internal(error: BaseException, fmt: Format | None) -> int:
+def report_internal(error: BaseException, fmt: str | None) -> int:
     """Print an unexpected exception as one line (no traceback, no path); exit 1.
 
     `LOOPX_DEBUG=1` re-raises it instead, for the traceback.
     """
     import os
+    import re
 
     if os.environ.get("LOOPX_DEBUG"):
         raise error
@@ -372,4 +369,4 @@ def report_internal(error: BaseException, fmt: Format | None) -> int:
     detail = re.sub(_ABSOLUTE_PATH, "<path>", " ".join(detail.split()))[:200]
     message = f"internal error: {type(error).__name__}: {detail}"
     message += " (a bug: please report it; LOOPX_DEBUG=1 shows the traceback)"
-    return report_error(LoopxError(message, code="internal"), fmt or Format.markdown)
+    return report_error(LoopxError(message, code="internal"), fmt or "markdown")

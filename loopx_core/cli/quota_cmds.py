@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from loopx_core.cli.common import AgentId, FormatOption, GoalId, store
-from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.cli.formats import Format
+from loopx_core.cli.output import emit, reporting
 from loopx_core.clock import now
 
 app = typer.Typer(help="Compute quota: ask whether to run, charge turns, void charges.", no_args_is_help=True)
@@ -48,7 +49,7 @@ def should_run(
         agent_id,
         available_capability,
         surface,
-        Format.json if shown is Format.json else Format.markdown,
+        "json" if shown == "json" else "markdown",
         current_rrule=current_rrule,
     )
     raise typer.Exit(code)

@@ -10,7 +10,7 @@ LoopX error is printed and exits with its code (`reporting`).
 
 from __future__ import annotations
 
-from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.cli.output import emit, reporting
 from loopx_core.clock import now
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
@@ -53,7 +53,7 @@ def result_markdown(packet: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def emit_result(packet: dict[str, Any], fmt: Format) -> None:
+def emit_result(packet: dict[str, Any], fmt: str) -> None:
     """Print a turn result packet."""
     emit(packet, fmt, result_markdown)
 
@@ -67,7 +67,7 @@ def run_begin(
     replan: bool = False,
     turn_instance_id: str | None = None,
     lease_minutes: float = 30.0,
-    fmt: Format = Format.auto,
+    fmt: str = "auto",
 ) -> None:
     """`turn begin`: claim the todo (lease), open the journal, print the turn result."""
     from loopx_core.kernel.results import turn_result
@@ -103,7 +103,7 @@ def run_writeback(
     todo_id: str | None = None,
     no_follow_up: bool = False,
     no_progress: str | None = None,
-    fmt: Format = Format.auto,
+    fmt: str = "auto",
 ) -> None:
     """`writeback` (`turn writeback`): validation evidence, then the durable run record."""
     from loopx_core.errors import UsageError
@@ -132,7 +132,7 @@ def run_writeback(
 
 
 def settle_step(
-    root: str | None, goal_id: str, agent_id: str, turn_key: str, step: str, fmt: Format, **extra: Any
+    root: str | None, goal_id: str, agent_id: str, turn_key: str, step: str, fmt: str, **extra: Any
 ) -> None:
     """Run one settlement step (spend or closeout) and print the turn result."""
     from loopx_core.kernel.algebra import StepKind
@@ -151,7 +151,7 @@ def run_turn_spend(
     *,
     todo_id: str | None = None,
     slots: int | None = None,
-    fmt: Format = Format.auto,
+    fmt: str = "auto",
 ) -> None:
     """`turn spend`: charge a settled turn to the quota, once, after its writeback."""
     with reporting(fmt):
@@ -166,7 +166,7 @@ def run_closeout(
     *,
     todo_id: str | None = None,
     evidence: list[str] | None = None,
-    fmt: Format = Format.auto,
+    fmt: str = "auto",
 ) -> None:
     """`turn closeout`: the turn's terminal closeout, after its writeback and spend."""
     with reporting(fmt):
@@ -180,7 +180,7 @@ def closeout(
     turn_key: str,
     todo_id: str | None,
     evidence: list[str] | None,
-    fmt: Format,
+    fmt: str,
 ) -> None:
     """The terminal closeout step, for `turn closeout` and `todo complete --no-follow-up` alike."""
     settle_step(
@@ -199,7 +199,7 @@ def run_quota_spend(
     manual: bool = False,
     minutes: float | None = None,
     turn_instance_id: str | None = None,
-    fmt: Format = Format.auto,
+    fmt: str = "auto",
 ) -> None:
     """`quota spend`: with --turn-key the turn's spend, with --manual an owner's unbound charge."""
     from loopx_core.errors import UsageError
@@ -247,7 +247,7 @@ def run_complete(
     evidence: list[str] | None = None,
     no_follow_up: bool = False,
     turn_key: str | None = None,
-    fmt: Format = Format.auto,
+    fmt: str = "auto",
 ) -> None:
     """`todo complete`: a todo done with its evidence; with --no-follow-up --turn-key the closeout."""
     from loopx_core.errors import UsageError

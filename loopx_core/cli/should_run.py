@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from loopx_core.cli.output import Format, dumps, reporting
+from loopx_core.cli.output import dumps, reporting
 from loopx_core.errors import ExitCode
 
 
@@ -18,7 +18,7 @@ def run_should_run(
     agent_id: str,
     capabilities: list[str] | None,
     surface: str | None,
-    fmt: Format,
+    fmt: str,
     *,
     current_rrule: str | None = None,
 ) -> int:
@@ -40,7 +40,7 @@ def run_should_run(
             current_rrule=current_rrule,
             contributors=hint_contributors(surface),
         )
-        if fmt is Format.json:
+        if fmt == "json":
             sys.stdout.write(dumps(packet) + "\n")
         else:
             from loopx_core.render import packet_markdown

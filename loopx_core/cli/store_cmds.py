@@ -12,7 +12,8 @@ from typing import Annotated, Any
 import typer
 
 from loopx_core.cli.common import FormatOption
-from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.cli.formats import Format
+from loopx_core.cli.output import emit, reporting
 from loopx_core.errors import RefusedError, UsageError
 from loopx_core.store import choice
 from loopx_core.store.base import Store

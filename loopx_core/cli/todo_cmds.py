@@ -7,7 +7,8 @@ from typing import Annotated, Literal
 import typer
 
 from loopx_core.cli.common import AgentId, FormatOption, GoalId, TodoId, check_choice, dump, store
-from loopx_core.cli.output import Format, Table, emit, reporting
+from loopx_core.cli.formats import Format
+from loopx_core.cli.output import Table, emit, reporting
 from loopx_core.clock import iso, now
 from loopx_core.ops import todos
 

@@ -13,7 +13,8 @@ import typer
 
 from loopx_core.cli import settle
 from loopx_core.cli.common import AgentId, FormatOption, GoalId, store
-from loopx_core.cli.output import Format, emit, progress, reporting
+from loopx_core.cli.formats import Format
+from loopx_core.cli.output import emit, progress, reporting
 from loopx_core.cli.settle import emit_result
 from loopx_core.clock import now
 

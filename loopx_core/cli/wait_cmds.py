@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from loopx_core.cli.common import AgentId, FormatOption, GoalId, dump, store
-from loopx_core.cli.output import Format, emit, reporting
+from loopx_core.cli.formats import Format
+from loopx_core.cli.output import emit, reporting
 from loopx_core.clock import iso, now, parse_time
 from loopx_core.ops import gates
 

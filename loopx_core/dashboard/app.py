@@ -28,7 +28,7 @@ from loopx_core.dashboard import actions, views
 from loopx_core.dashboard.render import render
 from loopx_core.dashboard.security import Guard, local_path, without_token
 from loopx_core.dashboard.watch import POLL_SECONDS, Watcher, fingerprinter, safe
-from loopx_core.errors import ExitCode, LoopxError, NotFoundError, UsageError
+from loopx_core.errors import EXIT_CODES, ExitCode, LoopxError, NotFoundError, UsageError
 from loopx_core.store.base import Store
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -61,7 +61,7 @@ HTTP_STATUS: dict[ExitCode, int] = {
     ExitCode.LOCK_TIMEOUT: 503,
     **{
         code: 409
-        for code in ExitCode
+        for code in EXIT_CODES
         if code
         not in (ExitCode.OK, ExitCode.INTERNAL, ExitCode.USAGE, ExitCode.NOT_FOUND, ExitCode.LOCK_TIMEOUT)
     },

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-
 from loopx_core.clock import iso
+from loopx_core.datetimes import datetime, timedelta
 from loopx_core.decide import scope
 from loopx_core.models.record import Record
 from loopx_core.quota import EVALUATION_ORDER

@@ -7,11 +7,10 @@ field; a short-circuit is kept by every later layer. There is no catch-all handl
 
 from __future__ import annotations
 
-import json
 import math
-from datetime import datetime
 
-from loopx_core import commands
+from loopx_core import commands, jsontext
+from loopx_core.datetimes import datetime
 from loopx_core.decide.scope import lease_lost, scope_refusal
 from loopx_core.models.identity import SettlementIdentity, replan_obligation_id, sha256_hex, turn_instance_id
 from loopx_core.models.record import Record
@@ -369,7 +368,7 @@ def _fingerprint(inputs: Inputs, a: Assessment, d: Decision) -> str:
         inputs.state.version if inputs.state else None,
         a.next_eligible_at.isoformat() if a.next_eligible_at else None,
     ]
-    return "fp-" + sha256_hex(json.dumps(material))[:12]
+    return "fp-" + sha256_hex(jsontext.dumps(material))[:12]
 
 
 def _minutes_until(when: datetime | None, now: datetime) -> int:

@@ -14,9 +14,9 @@ from loopx_core.quota import compute_usage, lookback
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from datetime import datetime
     from typing import Any
 
+    from loopx_core.datetimes import datetime
     from loopx_core.decide.assess import Assessment
     from loopx_core.decide.layers import Decision
     from loopx_core.models import Registry

@@ -6,8 +6,7 @@ from loopx_core.models.identity import SettlementIdentity
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
-    from datetime import datetime
-
+    from loopx_core.datetimes import datetime
     from loopx_core.models import GoalState, Todo
 
 

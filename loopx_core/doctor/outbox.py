@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 
+from loopx_core.datetimes import datetime
 from loopx_core.doctor.findings import Finding
 from loopx_core.doctor.quarantine import quarantine
 from loopx_core.errors import StateInvalidError

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from loopx_core.datetimes import datetime
 from loopx_core.errors import LoopxError, RefusedError
 from loopx_core.store.atomic import MAX_APPENDED_BYTES, atomic_write_bytes, read_bytes
 from loopx_core.store.files import STATE_DIR

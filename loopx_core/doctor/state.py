@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-from datetime import datetime
 from pathlib import Path
 
+from loopx_core.datetimes import datetime
 from loopx_core.doctor import stored
 from loopx_core.doctor.findings import Finding
 from loopx_core.doctor.quarantine import cut_torn_tail, previous, quarantine, restore

@@ -13,10 +13,9 @@ algebra, not an executor.
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from loopx_core.errors import SettlementError
 from loopx_core.kernel.plan import SettlementPlan, SettlementStep, StepKind, build_plan
+from loopx_core.models.kinds import Kind, members
 from loopx_core.models.record import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
@@ -46,19 +45,35 @@ __all__ = [
 ]
 
 
-class FailureKind(StrEnum):
-    """Why a settlement step refused; each kind has its own CLI exit code."""
+class FailureKind(Kind):
+    """Why a settlement step refused; each kind has its own CLI exit code (a `Kind`, no enum)."""
 
-    INVALID_IDENTITY = "invalid_identity"
-    RECEIPT_MISSING = "receipt_missing"
-    IDENTITY_MISMATCH = "identity_mismatch"
-    WRITEBACK_MISSING = "writeback_missing"
-    WRITEBACK_REJECTED = "writeback_rejected"
-    BUDGET_REJECTED = "budget_rejected"
-    PERMISSION_DENIED = "permission_denied"
-    CANCELLED = "cancelled"
-    CLOSEOUT_REJECTED = "closeout_rejected"
-    LEASE_LOST = "lease_lost"
+    INVALID_IDENTITY: FailureKind
+    RECEIPT_MISSING: FailureKind
+    IDENTITY_MISMATCH: FailureKind
+    WRITEBACK_MISSING: FailureKind
+    WRITEBACK_REJECTED: FailureKind
+    BUDGET_REJECTED: FailureKind
+    PERMISSION_DENIED: FailureKind
+    CANCELLED: FailureKind
+    CLOSEOUT_REJECTED: FailureKind
+    LEASE_LOST: FailureKind
+
+
+FAILURE_KINDS = members(
+    FailureKind,
+    "invalid_identity",
+    "receipt_missing",
+    "identity_mismatch",
+    "writeback_missing",
+    "writeback_rejected",
+    "budget_rejected",
+    "permission_denied",
+    "cancelled",
+    "closeout_rejected",
+    "lease_lost",
+)
+"""Every failure kind."""
 
 
 class SettlementReceipt(Record):

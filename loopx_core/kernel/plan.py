@@ -7,9 +7,8 @@ re-exports it): a tick does not build the failure kinds and result records.
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from loopx_core.errors import SettlementError
+from loopx_core.models.kinds import Kind, members
 from loopx_core.models.record import Record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
@@ -17,13 +16,17 @@ if TYPE_CHECKING:
     from loopx_core.models.identity import SettlementIdentity
 
 
-class StepKind(StrEnum):
-    """The settlement steps, in their only legal order."""
+class StepKind(Kind):
+    """A settlement step kind: one of `STEP_KINDS`, in their only legal order (a `Kind`, no enum)."""
 
-    VALIDATION = "validation"
-    DURABLE_WRITEBACK = "durable_writeback"
-    QUOTA_SPEND = "quota_spend"
-    TERMINAL_CLOSEOUT = "terminal_closeout"
+    VALIDATION: StepKind
+    DURABLE_WRITEBACK: StepKind
+    QUOTA_SPEND: StepKind
+    TERMINAL_CLOSEOUT: StepKind
+
+
+STEP_KINDS = members(StepKind, "validation", "durable_writeback", "quota_spend", "terminal_closeout")
+"""Every step kind, in the order settlement runs them."""
 
 
 class SettlementStep(Record):

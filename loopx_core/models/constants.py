@@ -7,7 +7,7 @@ charge and order a turn's phases without building a model. `models.domain` and
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from loopx_core.datetimes import UTC, datetime
 
 SCHEMA_VERSION = 1
 """The one schema version this release reads and writes."""

@@ -8,13 +8,13 @@ matches in full, a time lies in a range where every date computation stays valid
 
 from __future__ import annotations
 
-from datetime import datetime
 from functools import cache
 from typing import Annotated, Any, TypeVar, get_args
 
 from annotated_types import Ge, Gt, Le
 from pydantic import AfterValidator, AwareDatetime, Field, StringConstraints, TypeAdapter, ValidationError
 
+from loopx_core.datetimes import datetime
 from loopx_core.errors import UsageError
 from loopx_core.ids import ID_PATTERN, is_valid_id, shown_value
 from loopx_core.models.constants import (

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from pydantic import Field
 
+from loopx_core.datetimes import datetime
 from loopx_core.models.common import Id, StrictModel, Time
 from loopx_core.models.domain import Count, Minutes, Ordinal, Priority
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-import re
-
+from loopx_core import jsontext
 from loopx_core.errors import UsageError
+from loopx_core.frozen_re import compile as _compile
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
@@ -21,7 +20,7 @@ except ImportError:  # pragma: no cover - CPython 3.12+ names it _sha2; hashlib 
 
 TURN_KEY_PREFIX = "sha256:"
 _TURN_KEY = r"sha256:[0-9a-f]{64}"
-"""A turn key; compiled on first use (re's cache): only a tick with an open turn checks one."""
+"""A turn key; compiled on first use: only a tick with an open turn checks one."""
 
 
 def sha256_hex(text: str) -> str:
@@ -31,7 +30,7 @@ def sha256_hex(text: str) -> str:
 
 def check_turn_key(turn_key: str) -> str:
     """Return the 64-hex digest of a `sha256:<64 hex>` turn key, or raise `UsageError`."""
-    if not re.fullmatch(_TURN_KEY, turn_key):
+    if not _compile(_TURN_KEY).fullmatch(turn_key):
         raise UsageError("invalid --turn-key: expected sha256: followed by 64 lower-case hex digits")
     return turn_key[len(TURN_KEY_PREFIX) :]
 
@@ -95,7 +94,7 @@ class SettlementIdentity:
     @property
     def effect_id(self) -> str:
         """The sha256 of the canonical identity: stable across processes and retries."""
-        canonical = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+        canonical = jsontext.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
         return sha256_hex(canonical)
 
     @property

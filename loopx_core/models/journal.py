@@ -6,11 +6,11 @@ stopped and failed journals stay as tombstones (read-only inspection: settlement
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import AwareDatetime, Field, field_validator
 
+from loopx_core.datetimes import datetime
 from loopx_core.models.common import StrictModel
 from loopx_core.models.constants import PHASES, STATUSES, TOMBSTONES  # noqa: F401 (their importers read them here)
 from loopx_core.models.domain import JsonObject, Minutes

@@ -10,7 +10,7 @@ with its own error. tests/test_lean_readers.py proves both agree on generated fi
 # ruff: noqa
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from loopx_core.datetimes import UTC, datetime
 from loopx_core.models.identity import SettlementIdentity
 from loopx_core.models.lean_runtime import (
     Doubt,

@@ -7,11 +7,10 @@ accept it, with the same values, or `Doubt` is raised and the caller asks pydant
 
 from __future__ import annotations
 
-import json
-import re
-from datetime import datetime as _datetime
-
+from loopx_core.datetimes import datetime as _datetime
+from loopx_core.frozen_re import compile as _compile
 from loopx_core.ids import is_valid_id
+from loopx_core.jsontext import decoder
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
@@ -31,7 +30,7 @@ TIME_PATTERN = (
 )
 """The text of a time LoopX reads (a canonical line's regex embeds it: `_time_text` then trusts it).
 An offset's minutes stop at 59: `datetime.fromisoformat` takes `+00:60` as an hour, pydantic refuses it."""
-_TIME = re.compile(TIME_PATTERN)
+_TIME = _compile(TIME_PATTERN)
 
 
 def _doubt(_: object = None) -> Any:
@@ -52,7 +51,7 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return value
 
 
-_DECODER = json.JSONDecoder(parse_constant=_doubt, parse_float=_finite_float, object_pairs_hook=_object)
+_DECODE = decoder(parse_constant=_doubt, parse_float=_finite_float, object_pairs_hook=_object)
 
 
 def loads(data: bytes | str) -> Any:
@@ -64,7 +63,7 @@ def loads(data: bytes | str) -> Any:
         text = data.decode("utf-8")
     else:
         text = data
-    return _DECODER.decode(text)
+    return _DECODE(text)
 
 
 _UNSET = object()

@@ -13,9 +13,12 @@ bytes equal pydantic's on generated models.
 
 from __future__ import annotations
 
-from datetime import datetime as _datetime
-from json.encoder import encode_basestring as _quote  # the C encoder: serde's escapes exactly
+try:  # json's C encoder, without json.encoder's regexes: serde's escapes exactly
+    from _json import encode_basestring as _quote
+except ImportError:  # pragma: no cover - an interpreter without json's accelerator
+    from json.encoder import encode_basestring as _quote
 
+from loopx_core.datetimes import datetime as _datetime
 from loopx_core.models.lean_runtime import Doubt
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path

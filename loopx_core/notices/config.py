@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import Literal, TypeVar
 
+from loopx_core.datetimes import datetime
 from loopx_core.errors import NotFoundError, UsageError
 from loopx_core.ids import check_id
 from loopx_core.notices.models import EVENT_KINDS, SinkConfig, SinkFile

@@ -13,10 +13,10 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from pathlib import Path
 
 from loopx_core.clock import now as clock_now
+from loopx_core.datetimes import datetime, timedelta
 from loopx_core.errors import LockTimeoutError
 from loopx_core.notices import outbox
 from loopx_core.notices.config import all_sinks

@@ -14,9 +14,9 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime
 
 from loopx_core.clock import iso
+from loopx_core.datetimes import datetime
 from loopx_core.models import Gate, Todo
 from loopx_core.notices.emit import notice_id
 from loopx_core.notices.models import Notice

@@ -6,11 +6,11 @@ a finished goal or a throttled one, so the common tick never loads it.
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from loopx_core.clock import parse_time
+from loopx_core.datetimes import datetime
 from loopx_core.errors import LoopxError
 from loopx_core.models import GoalEntry, GoalState
 from loopx_core.notices import events

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-
+from loopx_core.datetimes import datetime, timedelta
 from loopx_core.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from loopx_core.ids import check_id
 from loopx_core.models import Gate, GoalState, WaitingOn

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, get_type_hints
 
 from loopx_core import faults
+from loopx_core.datetimes import datetime
 from loopx_core.errors import ConflictError, LoopxError, UsageError
 from loopx_core.ids import check_id
 from loopx_core.models import SCHEMA_VERSION, AgentEntry, GoalEntry, GoalState, QuotaPolicy, Registry

@@ -14,11 +14,11 @@ import contextlib
 import json
 import os
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from loopx_core.clock import iso
+from loopx_core.datetimes import UTC, datetime
 from loopx_core.errors import NotFoundError, StateInvalidError, UsageError
 from loopx_core.ids import check_id, shown_value
 from loopx_core.models import GoalState, HealthFinding, Registry

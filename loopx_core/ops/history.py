@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
+from loopx_core.datetimes import datetime
 from loopx_core.ids import check_id
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hook path

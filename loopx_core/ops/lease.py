@@ -8,8 +8,7 @@ state the write changes.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
+from loopx_core.datetimes import timedelta
 from loopx_core.decide import scope
 from loopx_core.decide.scope import lease_lost
 from loopx_core.errors import ConflictError, NotFoundError
@@ -17,8 +16,7 @@ from loopx_core.kernel.algebra import FailureKind, SettlementReceipt, Settlement
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
-    from datetime import datetime
-
+    from loopx_core.datetimes import datetime
     from loopx_core.kernel.algebra import Step
     from loopx_core.models import GoalState, Todo
     from loopx_core.models.identity import SettlementIdentity

@@ -13,10 +13,10 @@ from loopx_core.decide.packet import build_packet, load_inputs
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from datetime import datetime
     from pathlib import Path
     from typing import Any
 
+    from loopx_core.datetimes import datetime
     from loopx_core.decide.assess import Inputs
     from loopx_core.store.base import Store
 

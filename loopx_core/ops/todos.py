@@ -12,9 +12,9 @@ from loopx_core.ops.require import require_goal, require_worker
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
-    from datetime import datetime
     from typing import Literal
 
+    from loopx_core.datetimes import datetime
     from loopx_core.models import GoalState, Todo
     from loopx_core.store.base import Store
 

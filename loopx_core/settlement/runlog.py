@@ -7,9 +7,9 @@ from loopx_core.models.twins import models
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
-    from datetime import datetime
     from typing import Any
 
+    from loopx_core.datetimes import datetime
     from loopx_core.store.base import Store
 
 

@@ -19,9 +19,9 @@ from loopx_core.settlement import runlog
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from datetime import datetime
     from typing import Any
 
+    from loopx_core.datetimes import datetime
     from loopx_core.kernel.algebra import Step
     from loopx_core.models import GoalState
     from loopx_core.models.journal import TurnJournal
@@ -412,7 +412,7 @@ def terminal_closeout(ctx: TurnContext) -> Step:
         objective, done_at = store.update_registry(finish)
         from loopx_core.notices.presence import has_sinks
 
-        if has_sinks(store.root):  # the notice modules (and their models) only when a sink may want it
+        if has_sinks(store.root_text):  # the notice modules (and their models) only when a sink may want it
             from loopx_core.notices import events
             from loopx_core.notices.emit import queue_notice
 

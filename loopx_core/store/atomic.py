@@ -7,10 +7,10 @@ finding that a file is missing needs none of it (the should-run path, docs/bench
 from __future__ import annotations
 
 import errno
-import json
 import os
 import stat
 
+from loopx_core import jsontext
 from loopx_core.errors import NotFoundError, SchemaUnsupportedError, StateInvalidError
 from loopx_core.models.constants import SCHEMA_VERSION
 from loopx_core.store.paths import make_folders, name_of, parent_of, pure, relative_parts, two_parts
@@ -276,7 +276,7 @@ def version_shown(version: object) -> str:
             else "a list"
         )
         return f"a schema_version that is {kind}"
-    return f"schema_version {json.dumps(version)[:40]}"
+    return f"schema_version {jsontext.dumps(version)[:40]}"
 
 
 def explain(path: str, data: bytes, what: str, exc: ValidationError) -> StateInvalidError:
@@ -285,7 +285,7 @@ def explain(path: str, data: bytes, what: str, exc: ValidationError) -> StateInv
     Another `schema_version` (newer, unknown or missing) is a `SchemaUnsupportedError`.
     """
     try:
-        raw = json.loads(data)
+        raw = jsontext.loads(data)
     except RecursionError:
         return StateInvalidError(f"{what} at {path} is nested too deeply to be a LoopX file", path=path)
     except ValueError as bad:

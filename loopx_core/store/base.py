@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from loopx_core import models as pydantic_models
+from loopx_core.datetimes import datetime
 
 if TYPE_CHECKING:  # hints only: the protocol itself needs no model (nor pydantic)
     from loopx_core.models import GoalState, LedgerEvent, Registry
@@ -31,6 +31,8 @@ class Store(Protocol):
 
     root: Path
     """The project folder (commands a turn runs start there)."""
+    root_text: str
+    """The project folder as a string: what a settlement step joins paths to, without pathlib."""
     label: str
     """The store as packets and `loopx status` name it: `files`, or a redacted DSN."""
     models: Any = pydantic_models

@@ -7,10 +7,10 @@ root is `store/roots.py`.
 
 from __future__ import annotations
 
-import json
 import os
 from itertools import islice
 
+from loopx_core import jsontext
 from loopx_core import models as pydantic_models
 from loopx_core.errors import (
     ConflictError,
@@ -41,10 +41,10 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the h
 if TYPE_CHECKING:
     from collections.abc import Callable
     from contextlib import AbstractContextManager
-    from datetime import datetime
     from pathlib import Path
     from typing import Any, TypeVar
 
+    from loopx_core.datetimes import datetime
     from loopx_core.models import GoalState, LedgerEvent, Registry
     from loopx_core.models.journal import TurnJournal
     from loopx_core.models.runs import RunIndexEntry
@@ -218,6 +218,11 @@ class FileStore:
         self._base: Path | str = root
         """The root messages name paths from (the lean store keeps it a string)."""
 
+    @property
+    def root_text(self) -> str:
+        """The project folder as a string (a lean store's root loads pathlib when asked for)."""
+        return os.fspath(self._base)
+
     # -- paths -------------------------------------------------------------------------
     @property
     def registry_path(self) -> Path:
@@ -280,7 +285,7 @@ class FileStore:
     def _history_line(self, entry: Any) -> bytes:
         """The run history line of `entry` (no newline)."""
         data = entry.model_dump(mode="json")
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+        return jsontext.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
 
     # -- lifecycle ---------------------------------------------------------------------
     def is_initialized(self) -> bool:
@@ -454,7 +459,7 @@ class FileStore:
         with self.goal_lock(goal_id):
             folder = self.runs_dir(goal_id)
             indexed = receipts.run_indexed(self._receipt_sources(goal_id), entry.run_id)
-            text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+            text = jsontext.dumps(record, indent=2, ensure_ascii=False) + "\n"
             atomic_write_bytes(os.path.join(folder, f"{entry.run_id}.json"), text.encode(), folder=False)
             atomic_write_bytes(os.path.join(folder, f"{entry.run_id}.md"), markdown.encode(), folder=False)
             fsync_dir(folder)  # both renames made durable at once, before the history names the run
@@ -497,7 +502,7 @@ class FileStore:
         except NotFoundError:
             raise NotFoundError(f"run {run_id!r} not found in goal {goal_id!r}") from None
         try:
-            data = json.loads(raw)
+            data = jsontext.loads(raw)
         except (ValueError, RecursionError):
             raise StateInvalidError(f"run record {where} is unreadable or not JSON", path=where) from None
         if not isinstance(data, dict) or data.get("schema_version") != 1:

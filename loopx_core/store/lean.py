@@ -10,10 +10,10 @@ same files with the same errors (tests/test_lean_readers.py), and only doubt cos
 from __future__ import annotations
 
 import os
-import re
 from itertools import islice
 
 from loopx_core.errors import NotFoundError, StateInvalidError
+from loopx_core.frozen_re import compile as _compile
 from loopx_core.ids import check_id
 from loopx_core.models import lean
 from loopx_core.store.atomic import explain, read_bytes, shown
@@ -21,10 +21,12 @@ from loopx_core.store.ledger import reverse_lines
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable
-    from datetime import datetime
     from pathlib import Path
     from typing import Any
+
+    from loopx_core.datetimes import datetime
 
 MODEL_MODULES = {
     "Registry": "loopx_core.models.registry",
@@ -73,7 +75,7 @@ def parse_event(path: Path | str, line: bytes, root: Path | str | None) -> Any:
 def _line_form(name: str) -> tuple[Callable[[str], Any], Callable[[tuple[Any, ...]], Any]]:
     """The compiled regex's `fullmatch` and the builder of `name`'s canonical line (compiled once)."""
     pattern, build = lean.LINE_FORMS[name]
-    compiled = _LINE_PATTERNS.get(name) or _LINE_PATTERNS.setdefault(name, re.compile(pattern))
+    compiled = _LINE_PATTERNS.get(name) or _LINE_PATTERNS.setdefault(name, _compile(pattern))
     return compiled.fullmatch, build
 
 

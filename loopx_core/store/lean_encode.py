@@ -10,8 +10,7 @@ twins; tests/adversarial/test_lean_store_encode.py proves them on generated reco
 
 from __future__ import annotations
 
-import json
-
+from loopx_core import jsontext
 from loopx_core.models import lean
 from loopx_core.models.twins import judged
 from loopx_core.store import lean as lean_reads
@@ -54,10 +53,10 @@ def encode_history(entry: Any) -> bytes:
     """A run history line (no newline): the entry's `model_dump(mode="json")`, compact JSON."""
     try:
         data = lean.to_json(entry)
-        line = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+        line = jsontext.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
         lean.CHECKERS["RunIndexEntry"](lean.loads(line))
         return line
     except (lean.Doubt, ValueError, TypeError, AttributeError, RecursionError):
         pass
     data = judged(entry).model_dump(mode="json")
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+    return jsontext.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()

@@ -33,9 +33,10 @@ from loopx_core.store.roots import STATE_DIR
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
-    from datetime import datetime
     from pathlib import Path
     from typing import Any
+
+    from loopx_core.datetimes import datetime
 
 
 class LeanSettleStore(FileStore):

@@ -29,9 +29,9 @@ from loopx_core.store.paths import make_folders, parent_of, two_parts
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from datetime import datetime
     from pathlib import Path
 
+    from loopx_core.datetimes import datetime
     from loopx_core.models.ledger import LedgerEvent
 
 _BLOCK = 64 * 1024

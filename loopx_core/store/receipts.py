@@ -16,9 +16,9 @@ store) as their lean twins through `store.lean`, with pydantic judging any doubt
 
 from __future__ import annotations
 
-import json
 import os
 
+from loopx_core import jsontext
 from loopx_core.errors import LoopxError, NotFoundError, SchemaUnsupportedError, StateInvalidError
 from loopx_core.models import lean
 from loopx_core.models.record import Record
@@ -154,7 +154,7 @@ def load(src: Sources, *, ledger: bool = True, runs: bool = True) -> Any:
 def _other_version(path: Path) -> bool:
     """True when the file is a JSON object of another (or no) schema_version: not ours to rebuild."""
     try:
-        data = json.loads(read_bytes(path, what=_WHAT)[0])
+        data = jsontext.loads(read_bytes(path, what=_WHAT)[0])
     except (LoopxError, ValueError, RecursionError):
         return False
     return isinstance(data, dict) and data.get("schema_version") != 1
@@ -302,7 +302,7 @@ def _run_id(line: bytes, src: Sources) -> str | None:
     A line of another schema version was written by another loopx: refused, never appended to.
     """
     try:
-        entry = json.loads(line)
+        entry = jsontext.loads(line)
     except (ValueError, RecursionError):
         return None
     if not isinstance(entry, dict):

@@ -11,11 +11,11 @@ rrule (see docs/heartbeat.md).
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 
 from loopx_claude_code import lean
+from loopx_core import jsontext
 from loopx_core.clock import now
 from loopx_core.errors import LoopxError
 from loopx_core.hosts import HookAnswer, HookCall
@@ -147,7 +147,7 @@ def parse_counter(data: bytes) -> int | None:
 def counter_bytes(blocks: int) -> bytes:
     """The counter file for `blocks`: what `StopCounter(blocks=...).model_dump_json()` writes."""
     checked = lean.CHECKERS["StopCounter"]({"blocks": blocks})  # Doubt when out of range
-    return json.dumps(lean.dump(checked), separators=(",", ":")).encode()
+    return jsontext.dumps(lean.dump(checked), separators=(",", ":")).encode()
 
 
 def max_blocks() -> int:
@@ -185,7 +185,9 @@ def stop(call: HookCall) -> HookAnswer:
         return HookAnswer(
             stderr=f"the stop counter {paths.name_of(counter)} cannot be written; letting Claude stop"
         )
-    return HookAnswer(json.dumps({"decision": "block", "reason": instructions(packet, call.loopx_command)}))
+    return HookAnswer(
+        jsontext.dumps({"decision": "block", "reason": instructions(packet, call.loopx_command)})
+    )
 
 
 def session_start(call: HookCall) -> HookAnswer:

@@ -8,8 +8,6 @@ never written: the heartbeat applies rrule changes with the App's own automation
 
 from __future__ import annotations
 
-import re
-
 from loopx_core.hosts import (
     Base,
     FacadeFile,
@@ -30,15 +28,24 @@ MCP_KEYS = (("mcp_servers", "loopx"),)
 """The table LoopX owns in `config.toml` (users' tool approvals below it are kept by the merge)."""
 TRUST = '[projects."<dir>"] trust_level = "trusted"'
 _ID = r"^[a-z0-9._-]+$"
-"""An automation id's part; compiled on first use (re's cache), not by every hook's registry."""
+"""What an automation id's part looks like (`is_id_part` answers as its `re.match`)."""
+_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
+def is_id_part(value: str) -> bool:
+    """`re.match(_ID, value)` without compiling it (a heartbeat prompt checks both ids; `$` lets
+    one trailing newline pass: tests/adversarial/test_lean_name_checks.py)."""
+    core = value[:-1] if value.endswith("\n") else value
+    return bool(core) and all(char in _ID_CHARS for char in core)
 
 
 def automation_id(context: RenderContext) -> str:
     """The heartbeat automation's id, `loopx-<goal>-<agent>`; ValueError without valid ids."""
     if not (context.goal_id and context.agent_id):
         raise ValueError("a codex-app heartbeat needs both a goal id and an agent id")
+
     for value in (context.goal_id, context.agent_id):
-        if not re.match(_ID, value):
+        if not is_id_part(value):
             raise ValueError(f"invalid id {value!r}: use a-z 0-9 . _ -")
     return f"loopx-{context.goal_id}-{context.agent_id}"
 

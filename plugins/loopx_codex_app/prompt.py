@@ -7,20 +7,24 @@ contexts and requires the same bytes, so a change to one without the other fails
 
 from __future__ import annotations
 
-import shlex
+from loopx_core.commands import quote  # shlex.quote without shlex (which imports re)
+
+
+def _join(words: list[str]) -> str:
+    return " ".join(quote(word) for word in words)  # shlex.join
 
 
 def heartbeat_prompt(goal_id: str, agent_id: str, loopx: str) -> str:
     """The prompt for `goal_id` and `agent_id`, `loopx` being how the automation runs LoopX."""
-    lx = shlex.quote(loopx)
-    should_run = shlex.join(
+    lx = quote(loopx)
+    should_run = _join(
         [
             *(loopx, "quota", "should-run", "--goal-id", goal_id, "--agent-id", agent_id),
             *("--surface", "codex-app", "--current-rrule", "<rrule>"),
         ]
     )
-    history = shlex.join([loopx, "history", "--goal-id", goal_id, "--limit", "3"])
-    lines = [f"LoopX heartbeat for goal {shlex.quote(goal_id)}, agent {shlex.quote(agent_id)}."]
+    history = _join([loopx, "history", "--goal-id", goal_id, "--limit", "3"])
+    lines = [f"LoopX heartbeat for goal {quote(goal_id)}, agent {quote(agent_id)}."]
     if loopx != "loopx":
         lines.append(f"The LoopX command here is `{lx}`: use it wherever a command starts with `loopx`.")
     lines += [

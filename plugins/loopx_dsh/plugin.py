@@ -9,8 +9,6 @@ it acks the packets it follows and reports what kept it from driving the loop.
 
 from __future__ import annotations
 
-import re
-
 from loopx_core.hosts import (
     Base,
     FacadeFile,
@@ -37,6 +35,8 @@ _SEMVER = r"^(\d+)\.(\d+)\.(\d+)(.*)$"
 
 def npm_version(version: str) -> str:
     """`version` as semver for package.json (`0.1.0.dev3+g1a` -> `0.1.0-dev3+g1a`); "0.0.0" when it has none."""
+    import re  # only a render writes package.json: a tick's --surface hints never do
+
     match = re.match(_SEMVER, version)
     if not match:
         return "0.0.0"

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from loopx_core.errors import ExitCode
+from loopx_core.errors import EXIT_CODES, ExitCode
 from loopx_core.ops import scheduler, todos
 from tests.builders import build_project, settle_turn
 from tests.conftest import T0, Cli
 
-DOCUMENTED = {int(code) for code in ExitCode} - {int(ExitCode.INTERNAL)}
+DOCUMENTED = {int(code) for code in EXIT_CODES} - {int(ExitCode.INTERNAL)}
 DEEP = b"[" * 200_000 + b"]" * 200_000
 
 

@@ -18,7 +18,6 @@ import pytest
 
 from loopx_core.dashboard.app import HTTP_STATUS, create_app
 from loopx_core.dashboard.security import Guard
-from loopx_core.errors import ExitCode
 from loopx_core.store.base import Store
 from loopx_core.store.choice import open_target, record
 from tests.browser import T0_ISO, asgi, fleet, signed_in
@@ -119,7 +118,7 @@ def test_pages_and_an_action_on_a_damaged_row(
         body=urlencode({"csrf": Guard(TOKEN, loopback_only=True).csrf, **fields}).encode(),
     )
     result = Cli(twin_root, monkeypatch)(*argv)
-    expected = 303 if result.exit_code == 0 else HTTP_STATUS.get(ExitCode(result.exit_code), 500)
+    expected = 303 if result.exit_code == 0 else HTTP_STATUS.get(result.exit_code, 500)
     assert reply.status == expected, (reply.status, result.exit_code, result.stderr, reply.body[-300:])
     if reply.status != 303:
         assert dump(web_dsn) == before

@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from loopx_core.cli.app import app
-from loopx_core.errors import ExitCode
+from loopx_core.errors import EXIT_CODES, ExitCode
 from loopx_core.store.files import FileStore
 from tests.conftest import T0_ISO, run_loopx
 
@@ -51,7 +51,7 @@ SKIPPED = {
 
 EXAMPLES_PER_COMMAND = 20
 REAL_PROCESS_CASES = 6
-EXIT_CODES = {int(code) for code in ExitCode}
+EXIT_CODES = {int(code) for code in EXIT_CODES}
 GENERATED: list[str] = []
 """Every case run (command path), counted in the closing summary."""
 

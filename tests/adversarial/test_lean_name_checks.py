@@ -19,6 +19,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from loopx_codex_app.plugin import _ID, is_id_part
 from loopx_core.distributions import normalized
 from loopx_core.hosts import builtin
 from loopx_core.hosts.model import _BASE_NAME, BASE_NAME, is_base_name
@@ -29,6 +30,11 @@ from tests.probe import NO_COVERAGE, REPO
 ALPHABET = st.sampled_from([*"abzAZ_09.-", "\n", " ", "\u0131", "\u00e9", "\uff41", "\u0661", "\u212a"])
 NAMES = st.text(ALPHABET, max_size=12) | st.text(max_size=12)
 PLAIN_MODULE = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*"
+
+
+@given(NAMES)
+def test_is_id_part_answers_as_the_automation_ids_pattern(name: str) -> None:
+    assert is_id_part(name) is bool(re.match(_ID, name))
 
 
 @given(NAMES)

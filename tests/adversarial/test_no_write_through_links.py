@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from loopx_core.errors import ExitCode
+from loopx_core.errors import EXIT_CODES
 from tests.builders import lived_in_project
 from tests.conftest import run_loopx
 
@@ -79,5 +79,5 @@ def test_a_linked_stored_file_is_never_written_through(tmp_path: Path, stored: s
     path.symlink_to(outside)
     done = run_loopx(*COMMANDS[command](key), "-f", "json", root=root)
     assert outside.read_bytes() == before, (stored, command, done.stdout, done.stderr)
-    assert done.exit_code in {int(code) for code in ExitCode}, done.stderr
+    assert done.exit_code in {int(code) for code in EXIT_CODES}, done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) <= 1, done.stderr

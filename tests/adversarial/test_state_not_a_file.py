@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from loopx_core.errors import ExitCode, StateInvalidError
+from loopx_core.errors import EXIT_CODES, ExitCode, StateInvalidError
 from loopx_core.store import files_bulk, ledger, receipts
 from loopx_core.store.atomic import NotAFileError, read_bytes
 from loopx_core.store.files import FileStore
@@ -36,7 +36,7 @@ from tests.builders import lived_in_project
 from tests.conftest import T0, run_loopx
 from tests.non_files import KINDS, replace_with, tree_of_kinds
 
-DOCUMENTED = {int(code) for code in ExitCode} - {int(ExitCode.INTERNAL)}
+DOCUMENTED = {int(code) for code in EXIT_CODES} - {int(ExitCode.INTERNAL)}
 APPENDED = {"ledger", "history"}
 FILES: dict[str, str] = {
     "registry": ".loopx/registry.json",

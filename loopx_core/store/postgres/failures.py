@@ -9,8 +9,6 @@ with no SQLSTATE or one of classes 08 and 57P). Nothing here imports psycopg.
 
 from __future__ import annotations
 
-import re
-
 from loopx_core.errors import ConflictError, LockTimeoutError, LoopxError, RefusedError, StateInvalidError
 from loopx_core.store.lock import lock_timeout
 from loopx_core.store.postgres.common import StoreUnavailableError
@@ -19,13 +17,16 @@ LOCK_NOT_AVAILABLE = "55P03"
 INSUFFICIENT_PRIVILEGE = "42501"
 RACES = frozenset(("23505", "40P01", "40001"))
 """unique_violation, deadlock_detected, serialization_failure: a concurrent change won."""
-_PATH_IN_MESSAGE = re.compile(r'"/[^"]*"|(?<![\w/])/[\w./-]+')
+_PATH_IN_MESSAGE = r'"/[^"]*"|(?<![\w/])/[\w./-]+'
+"""A local path in a server message; compiled on first use (re's cache): only a failure is cleaned."""
 
 
 def clean(message: str) -> str:
     """A server or libpq message on one line, with local paths (socket folders) removed."""
+    import re  # re (with enum) costs a tick ~4 ms of start-up: only a failure's message needs it
+
     first = (message or "").strip().splitlines()[0] if (message or "").strip() else "no detail"
-    return _PATH_IN_MESSAGE.sub("(local socket)", first)[:200]
+    return re.sub(_PATH_IN_MESSAGE, "(local socket)", first)[:200]
 
 
 def operational_loss(sqlstate: str | None) -> bool:

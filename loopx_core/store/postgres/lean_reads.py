@@ -20,10 +20,10 @@ from loopx_core.store.postgres.schema import LATEST
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
 if TYPE_CHECKING:
-    from datetime import datetime
     from pathlib import Path
     from typing import Any, Protocol
 
+    from loopx_core.datetimes import datetime
     from loopx_core.store.postgres.libpq import LeanConnection
 
     class TeamStore(Protocol):

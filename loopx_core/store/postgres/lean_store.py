@@ -74,6 +74,11 @@ class LeanSettlePostgresStore(PostgresStore):
         self._base = os.fspath(value)
         self._path = None if isinstance(value, str) else value
 
+    @property
+    def root_text(self) -> str:
+        """The project folder as a string, without making its `Path`."""
+        return self._base
+
     def _json(self, record: Any) -> str:
         """A document's row, as `encode_compact` gives it."""
         return encode_compact(record)

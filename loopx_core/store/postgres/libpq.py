@@ -17,8 +17,8 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
-from datetime import datetime
 
+from loopx_core.datetimes import datetime
 from loopx_core.store.postgres import libc
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick

@@ -15,8 +15,9 @@ from loopx_core.store.postgres.documents import empty_scheduler, parsed
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
 if TYPE_CHECKING:
-    from datetime import datetime
     from typing import Any
+
+    from loopx_core.datetimes import datetime
 
 SCHEMA_EXISTS = "SELECT to_regclass('loopx_schema') IS NOT NULL"
 VERSION = "SELECT version FROM loopx_schema"

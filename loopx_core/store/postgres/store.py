@@ -17,9 +17,10 @@ generated lean readers), a settlement command writes through `tx` (`lean_session
 
 from __future__ import annotations
 
-import json
+import os
 from _thread import allocate_lock
 
+from loopx_core import jsontext
 from loopx_core.errors import ConflictError, NotFoundError, SchemaUnsupportedError
 from loopx_core.faults import race_window
 from loopx_core.ids import check_id
@@ -37,12 +38,12 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tic
 if TYPE_CHECKING:
     from collections.abc import Callable
     from contextlib import AbstractContextManager
-    from datetime import datetime
     from pathlib import Path
     from typing import Any, TypeVar
 
     import psycopg
 
+    from loopx_core.datetimes import datetime
     from loopx_core.models import GoalState, LedgerEvent, Registry
     from loopx_core.models.journal import TurnJournal
     from loopx_core.models.runs import RunIndexEntry
@@ -79,6 +80,11 @@ class PostgresStore(DocumentReads):
         self._schema_checked = False
         self.tick_goal: str | None = None
         """The goal a tick will read (`choice.TickStart`): its documents come in its first statement."""
+
+    @property
+    def root_text(self) -> str:
+        """The project folder as a string."""
+        return os.fspath(self.root)
 
     @property
     def state_dir(self) -> Path:
@@ -449,7 +455,7 @@ class PostgresStore(DocumentReads):
         row = self.tx.read(lambda c: c.execute(sql, (check_id("goal", goal_id), run_id)).fetchone())
         if row is None:
             raise NotFoundError(f"run {run_id!r} not found in goal {goal_id!r}")
-        data = json.loads(row[0])
+        data = jsontext.loads(row[0])
         if not isinstance(data, dict) or data.get("schema_version") != 1:
             where = f"{self.label} (run {run_id})"
             raise SchemaUnsupportedError(f"run record {where} is not a schema 1 run record", path=where)

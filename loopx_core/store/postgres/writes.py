@@ -37,9 +37,9 @@ def insert_event(conn: Conn, goal_id: str, event: LedgerEvent, body: str) -> Non
 def record_json(record: dict[str, Any]) -> str:
     """A run record's row: compact JSON, key order kept (`store.snapshot.record_json`'s text,
     without importing the snapshot's models: a settlement command loads no pydantic)."""
-    import json
+    from loopx_core.jsontext import dumps
 
-    return json.dumps(record, ensure_ascii=False)
+    return dumps(record, ensure_ascii=False)
 
 
 def upsert_run(conn: Conn, goal_id: str, run_id: str, record: dict[str, Any], markdown: str) -> None:
