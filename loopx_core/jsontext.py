@@ -66,6 +66,11 @@ def _scan_document(scan: "Callable[[str, int], tuple[Any, int]]", text: str) -> 
         value, end = scan(text, idx)
     except StopIteration:  # no value at idx (or a hook raised it: json converts that too)
         return _REFUSED
+    except SystemError:
+        # CPython 3.11's scanner raises its JSONDecodeError from json.decoder only if that module
+        # is already loaded (`_PyImport_GetModuleId`); else "returned NULL without setting an
+        # exception". Any refused document: json itself reads it again, for its own error.
+        return _REFUSED
     if end != len(text) and text[end:].lstrip(_WHITESPACE):
         return _REFUSED
     return value

@@ -438,3 +438,59 @@ def test_without_the_accelerator_json_does_the_work() -> None:
         check=False,
     )
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "ok\n", "")
+
+
+_FRESH = """\
+import ast, sys
+from loopx_core import jsontext
+docs = ast.literal_eval(sys.stdin.read())
+def forget_json():
+    # as in a fresh process: no json module loaded (CPython 3.11's scanner raises its
+    # JSONDecodeError only from an already loaded json.decoder)
+    for name in [n for n in sys.modules if n == "json" or n.startswith("json.")]:
+        del sys.modules[name]
+def outcome(call, fresh=True):
+    if fresh:
+        forget_json()
+    try:
+        return ("value", repr(call()))
+    except Exception as error:  # json's refusals are ValueErrors; a str-only decoder's, TypeErrors
+        return ("raised", type(error).__name__, str(error))
+class Doubt(Exception):
+    pass
+def doubt(_=None):
+    raise Doubt
+wrong = []
+for doc in docs:
+    decode = jsontext.decoder(parse_constant=doubt, object_pairs_hook=dict)  # new, as in a new process
+    ours = (outcome(lambda: jsontext.loads(doc)), outcome(lambda: _hooked(decode, doc)))
+    import json
+    reference = json.JSONDecoder(parse_constant=doubt, object_pairs_hook=dict).decode
+    theirs = (outcome(lambda: json.loads(doc), False), outcome(lambda: _hooked(reference, doc), False))
+    if ours != theirs:
+        wrong.append((doc, ours, theirs))
+print(repr(wrong))
+"""
+_FRESH = _FRESH.replace(
+    "wrong = []",
+    "def _hooked(decode, doc):\n    try:\n        return decode(doc)\n    except Doubt:\n        return 'doubt'\nwrong = []",
+)
+
+
+@settings(max_examples=20, deadline=None)
+@given(docs=st.lists(texts | binaries, min_size=30, max_size=60))
+def test_a_fresh_process_refuses_as_json_does(docs: list[str | bytes]) -> None:
+    """Before json is loaded (a hot command's first refusal, e.g. a truncated registry), every
+    document, damaged ones above all, reads or is refused as json would: same value, same error
+    type and message, from loads and from a decoder with hooks (observed: a truncated file gave
+    "SystemError: <_json.Scanner> returned NULL without setting an exception")."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _FRESH],
+        input=repr(docs),
+        capture_output=True,
+        text=True,
+        env={**NO_COVERAGE, "PATH": ""},
+        cwd=REPO,
+        check=True,
+    )
+    assert proc.stdout.strip() == "[]", proc.stdout[:2000]
