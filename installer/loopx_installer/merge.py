@@ -51,6 +51,8 @@ def _kind(value: Any) -> str:
         return "a number"
     if isinstance(value, str):
         return "a string"
+    if value is None:
+        return "null"
     return f"a {type(value).__name__}"
 
 
