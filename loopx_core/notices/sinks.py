@@ -65,7 +65,10 @@ def redact(url: str, root: Path | None = None) -> str:
     if scheme is None:
         return "<not a URL>"
     if scheme == FILE_SCHEME:
-        return f"file://{shown_file(file_path(url, root or Path('.')), root)}"
+        try:
+            return f"file://{shown_file(file_path(url, root or Path('.')), root)}"
+        except UsageError:  # a hand-edited sink naming no file: shown, refused when it is used
+            return "file://<no file named>"
     if scheme not in ADDRESS_SCHEMES:
         return f"{scheme}://***"
     try:
@@ -84,8 +87,12 @@ def file_path(url: str, root: Path) -> Path:
     """The file a `file://PATH` sink writes: `~` is the home, a relative path is the project's."""
     text = url[len("file://") :]
     if not text.strip():
-        raise UsageError("a file sink names its file: file://notices.jsonl or file:///var/log/loopx.jsonl")
-    path = Path(text).expanduser()
+        # no URL in the words: a delivery error's URLs are redacted, and would garble the example
+        raise UsageError("a file sink names no file: put a path after the scheme, such as notices.jsonl")
+    try:
+        path = Path(text).expanduser()
+    except RuntimeError:  # `~someone/...` for a user this machine does not know
+        raise UsageError("a file sink's ~user names no user of this machine: use ~/ or a full path") from None
     return path if path.is_absolute() else root / path
 
 
