@@ -97,6 +97,8 @@ def _error(request_id: int | str | None, code: int, message: str) -> types.JSONR
 MAX_LINE = 64 * 1024 * 1024
 """Longest message line read, in bytes; a longer one is answered as invalid and skipped."""
 _TOO_LONG = b""  # handed on in place of an over-long line (a real line is never empty)
+DRAIN_SECONDS = 300.0
+"""How long, once stdin ends, the server still waits for the answers to requests it was sent."""
 
 
 class Lines:
@@ -112,6 +114,9 @@ class Lines:
         self._replies: Any = None
         self._ready = anyio.Event()
         self._send, self._receive = anyio.create_memory_object_stream[bytes](0)
+        self._unanswered: set[int | str] = set()
+        """The ids of the requests handed on that the server has not answered yet."""
+        self._answered = anyio.Event()
 
     def answer_with(self, write_stream: Any) -> None:
         """Send refusals to `write_stream` (the transport's outgoing stream); reading starts then."""
@@ -158,6 +163,12 @@ class Lines:
             try:
                 raw = await self._receive.receive()
             except anyio.EndOfStream:
+                # stdin ended (a client may send its last request and close at once): the
+                # session ends when this stream does, so first let the server answer them all
+                with anyio.move_on_after(DRAIN_SECONDS):
+                    while self._unanswered:
+                        await self._answered.wait()
+                        self._answered = anyio.Event()
                 raise StopAsyncIteration from None
             error: types.JSONRPCError | None
             try:
@@ -176,11 +187,46 @@ class Lines:
                 else:
                     error = refusal(line)
             if error is None:
+                self._note_request(line)
                 return line
             try:
                 await self._replies.send(SessionMessage(error))
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 raise StopAsyncIteration from None
+
+    def _note_request(self, line: str) -> None:
+        """Remember the id of the request `line` (an SDK-valid message), until it is answered."""
+        data = json.loads(line)
+        if isinstance(data, dict) and "method" in data and (request_id := _usable_id(data)) is not None:
+            self._unanswered.add(request_id)
+
+    def note_sent(self, message: SessionMessage) -> None:
+        """The server sent `message`: an answer settles its request."""
+        sent = message.message
+        if isinstance(sent, types.JSONRPCResponse | types.JSONRPCError) and sent.id in self._unanswered:
+            self._unanswered.discard(sent.id)
+            self._answered.set()
+
+
+class _Watched:
+    """The server's outgoing stream, telling `Lines` of each answer it carries (else the same)."""
+
+    def __init__(self, stream: Any, lines: Lines) -> None:
+        self._stream, self._lines = stream, lines
+
+    async def send(self, message: SessionMessage) -> None:
+        await self._stream.send(message)
+        self._lines.note_sent(message)
+
+    async def __aenter__(self) -> _Watched:
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> Any:
+        return await self._stream.__aexit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 async def serve_stdio(lowlevel: Any) -> None:
@@ -188,4 +234,5 @@ async def serve_stdio(lowlevel: Any) -> None:
     lines = Lines(sys.stdin.fileno() if sys.stdin else 0)
     async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
         lines.answer_with(write_stream)
-        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+        watched = _Watched(write_stream, lines)
+        await lowlevel.run(read_stream, watched, lowlevel.create_initialization_options())
