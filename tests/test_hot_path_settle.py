@@ -51,7 +51,7 @@ from loopx_core.cli.lean_settle import (
 )
 from tests.builders import demo_project, tree
 from tests.conftest import T0, T0_ISO, run_loopx
-from tests.probe import START_UP
+from tests.probe import NO_COVERAGE, START_UP
 
 HEAVY = (
     *("pydantic", "pydantic_core", "typer", "click", "jinja2", "rich", "mcp", "tomlkit", "pluggy"),
@@ -551,7 +551,7 @@ def flow(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, set[s
             ],
             capture_output=True,
             text=True,
-            env={"LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root)},
+            env={**NO_COVERAGE, "LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root)},
             stdin=subprocess.DEVNULL,
             check=False,
         )
@@ -585,7 +585,7 @@ def test_the_probe_sees_heavy_modules(tmp_path: Path) -> None:
         [sys.executable, "-c", code, "--root", str(tmp_path), "todo", "list", "-g", "demo", "-f", "json"],
         capture_output=True,
         text=True,
-        env={"LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(tmp_path)},
+        env={**NO_COVERAGE, "LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(tmp_path)},
         stdin=subprocess.DEVNULL,
         check=False,
     )
