@@ -126,7 +126,10 @@ class Watcher:
         self.stopping = False
         self.stop_when: Callable[[], bool] = lambda: False
         """Set by the server: True once it is shutting down (every stream then ends at once)."""
-        self._changed = asyncio.Condition()
+        self._changed = asyncio.Event()
+        """Set, and replaced by a fresh one, at each change and at release: what listeners await.
+        Not a Condition: on Python 3.11 a `wait_for` timed out around `Condition.wait_for` can
+        leave the lock unacquired, and the next wait raises "cannot wait on un-acquired lock"."""
         self._task: asyncio.Task[None] | None = None
         self._last: str | None = None
         self._polled_at = 0.0
@@ -141,9 +144,8 @@ class Watcher:
                 continue
             current = await asyncio.to_thread(self.fingerprint)
             if self._last is not None and current != self._last:
-                async with self._changed:
-                    self.generation += 1
-                    self._changed.notify_all()
+                self.generation += 1
+                self._wake()
             self._last = current
 
     def _due(self) -> bool:
@@ -157,8 +159,12 @@ class Watcher:
     async def release(self) -> None:
         """End every stream now (the server is stopping)."""
         self.stopping = True
-        async with self._changed:
-            self._changed.notify_all()
+        self._wake()
+
+    def _wake(self) -> None:
+        """Wake every listener now waiting; later ones wait on a fresh event."""
+        woken, self._changed = self._changed, asyncio.Event()
+        woken.set()
 
     def start(self) -> None:
         """Start polling (in the server's event loop)."""
@@ -189,14 +195,10 @@ class Watcher:
             if page_fingerprint is not None and page_fingerprint != current:
                 yield f"event: change\ndata: {seen}\n\n"
             while not self.stopping:
-                async with self._changed:
+                woken = self._changed  # taken before the check: a change after it sets this one
+                if self.generation == seen:
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(
-                            self._changed.wait_for(
-                                lambda seen=seen: self.generation != seen or self.stopping
-                            ),
-                            KEEPALIVE_SECONDS,
-                        )
+                        await asyncio.wait_for(woken.wait(), KEEPALIVE_SECONDS)
                 if self.stopping:
                     return
                 if self.generation != seen:
