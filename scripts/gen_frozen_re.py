@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import _sre
 import importlib
-import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -23,6 +22,9 @@ from re import _compiler, _parser  # type: ignore[attr-defined]
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))  # ruff_formatted, shared by the generators
+
+from ruff_formatted import ruff_formatted  # noqa: E402
 
 TARGET = REPO / "loopx_core" / "frozen_re_codes.py"
 SOURCES: tuple[tuple[str, str], ...] = (
@@ -140,18 +142,7 @@ def render(patterns: Mapping[str, Sequence[str]]) -> str:
 
 def _formatted(text: str, target: Path) -> str:
     """`text` as `ruff format` leaves it (the repository's style)."""
-    ruff = Path(sys.executable).parent / "ruff"
-    proc = subprocess.run(
-        [str(ruff), "format", "--stdin-filename", str(target), "-"],
-        input=text,
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=REPO,
-    )
-    if proc.returncode != 0:
-        raise SystemExit(f"ruff format failed on the generated table: {proc.stderr.strip()}")
-    return proc.stdout
+    return ruff_formatted(text, target, "table")
 
 
 def run(*, check: bool, patterns: Mapping[str, Sequence[str]], target: Path = TARGET) -> int:

@@ -35,6 +35,9 @@ from pydantic_core import PydanticUndefined
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))  # ruff_formatted, shared by the generators
+
+from ruff_formatted import ruff_formatted  # noqa: E402
 
 from loopx_core.models import domain  # noqa: E402
 from loopx_core.models.goal import GoalState  # noqa: E402
@@ -919,16 +922,7 @@ def _source(value: Any) -> str:
 
 def _formatted(text: str, target: Path = TARGET) -> str:
     """`text` as `ruff format` leaves it (the repository's style)."""
-    ruff = Path(sys.executable).parent / "ruff"
-    proc = subprocess.run(
-        [str(ruff), "format", "--stdin-filename", str(target), "-"],
-        input=text,
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        raise SystemExit(f"ruff format failed on the generated module: {proc.stderr.strip()}")
-    return proc.stdout
+    return ruff_formatted(text, target, "module")
 
 
 def _is_constant(value: Any) -> bool:
