@@ -1,7 +1,7 @@
-"""A lean read transport: libpq itself through `ctypes`, for a tick that must not import psycopg.
+"""A lean read transport: libpq itself through `_ctypes`, for a tick that must not import psycopg.
 
 psycopg (its `__init__` alone pulls its C extension, asyncio, logging, typing machinery)
-costs a tick on the team store about 100 ms here; `ctypes` costs under 2 ms. The library
+costs a tick on the team store about 100 ms here; `_ctypes` (`cdata`) under 0.5 ms. The library
 loaded is the one psycopg itself would use (`library_path`), so every DSN means what it means
 to psycopg: libpq parses it, reads PG* variables, service and password files, negotiates SSL.
 
@@ -14,19 +14,18 @@ and the caller asks psycopg instead, so every error a user sees stays psycopg's.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import sys
 
 from loopx_core.datetimes import datetime
-from loopx_core.store.postgres import libc
+from loopx_core.store.postgres import cdata, libc
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
-c_char_pp = ctypes.POINTER(ctypes.c_char_p)
+c_char_pp = cdata.POINTER(cdata.c_char_p)
 CONNECTION_OK = 0
 CONNECTION_BAD = 1
 POLLING_FAILED, POLLING_READING, POLLING_WRITING, POLLING_OK = 0, 1, 2, 3
@@ -65,18 +64,18 @@ class Outcome:
         self.rows, self.status, self.rowcount = rows, status, rowcount
 
 
-class _Option(ctypes.Structure):
+class _Option(cdata.Structure):
     """libpq's `PQconninfoOption`."""
 
-    _fields_ = [
-        ("keyword", ctypes.c_char_p),
-        ("envvar", ctypes.c_char_p),
-        ("compiled", ctypes.c_char_p),
-        ("val", ctypes.c_char_p),
-        ("label", ctypes.c_char_p),
-        ("dispchar", ctypes.c_char_p),
-        ("dispsize", ctypes.c_int),
-    ]
+    _fields_ = (
+        ("keyword", cdata.c_char_p),
+        ("envvar", cdata.c_char_p),
+        ("compiled", cdata.c_char_p),
+        ("val", cdata.c_char_p),
+        ("label", cdata.c_char_p),
+        ("dispchar", cdata.c_char_p),
+        ("dispsize", cdata.c_int),
+    )
 
 
 def library_path() -> str | None:
@@ -130,14 +129,14 @@ def library() -> Any:
     return lib
 
 
-_NOTICES = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
+_NOTICES = cdata.callback_type(None, cdata.c_void_p, cdata.c_char_p)
 _SILENT = _NOTICES(lambda arg, message: None)
 """The notice processor: libpq's own prints a server's notices and warnings to stderr, where
 psycopg's path (a notice receiver with no handler) prints nothing."""
 
 
 def _prototypes(lib: Any) -> None:
-    p, i, s = ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p
+    p, i, s = cdata.c_void_p, cdata.c_int, cdata.c_char_p
     for name in ("PQsslInUse", "PQgssEncInUse"):  # optional: an older libpq lacks one, nothing else
         function = getattr(lib, name, None)
         if function is not None:
@@ -158,14 +157,14 @@ def _prototypes(lib: Any) -> None:
         ("PQresultStatus", i, [p]),
         ("PQntuples", i, [p]),
         ("PQnfields", i, [p]),
-        ("PQftype", ctypes.c_uint, [p, i]),
+        ("PQftype", cdata.c_uint, [p, i]),
         ("PQgetvalue", p, [p, i, i]),
         ("PQgetlength", i, [p, i, i]),
         ("PQgetisnull", i, [p, i, i]),
         ("PQclear", None, [p]),
         ("PQfinish", None, [p]),
-        ("PQconninfoParse", ctypes.POINTER(_Option), [s, c_char_pp]),
-        ("PQconninfoFree", None, [ctypes.POINTER(_Option)]),
+        ("PQconninfoParse", cdata.POINTER(_Option), [s, c_char_pp]),
+        ("PQconninfoFree", None, [cdata.POINTER(_Option)]),
         ("PQfreemem", None, [p]),
         ("PQsetNoticeProcessor", p, [p, _NOTICES, p]),
     ):
@@ -174,7 +173,7 @@ def _prototypes(lib: Any) -> None:
 
 
 def _strings(values: Sequence[bytes | None]) -> Any:
-    return (ctypes.c_char_p * (len(values) + 1))(*values, None)
+    return (cdata.c_char_p * (len(values) + 1))(*values, None)
 
 
 def conninfo(dsn: str) -> dict[str, str]:
@@ -186,9 +185,9 @@ def conninfo(dsn: str) -> dict[str, str]:
     lib = library()
     if "\x00" in dsn:
         raise Doubt("a NUL byte")
-    error = ctypes.c_char_p()
+    error = cdata.c_char_p()
     try:
-        options = lib.PQconninfoParse(dsn.encode(), ctypes.byref(error))
+        options = lib.PQconninfoParse(dsn.encode(), cdata.byref(error))
     except UnicodeError:
         raise Doubt("not encodable") from None
     if not options:
@@ -383,7 +382,7 @@ class LeanConnection:
                     None
                     if lib.PQgetisnull(result, row, col)
                     else readers[col](
-                        ctypes.string_at(lib.PQgetvalue(result, row, col), lib.PQgetlength(result, row, col))
+                        cdata.string_at(lib.PQgetvalue(result, row, col), lib.PQgetlength(result, row, col))
                     )
                     for col in range(fields)
                 )
