@@ -1,10 +1,10 @@
 """A tick on the team store starts its connection first and leaves through the hot exit.
 
 `choice.TickStart` (cli/entry.py's should-run) begins the lean connection (libpq's
-`PQconnectStartParams`) before the tick's modules are imported, so the server prepares its
-session meanwhile; it closes the store at the end, so no exit handler is left and the process
+`PQconnectStartParams`) before the store's modules and the tick's are imported, so the server
+prepares its session meanwhile; it closes the store at the end, so no exit handler is left and the process
 leaves without the interpreter's teardown, as a tick on files does. Proven here on the real
-server, in whole processes: the connection is begun before `ops.tick` loads, once, and the
+server, in whole processes: the connection is begun before the store's modules load, once, and the
 packet is byte for byte typer's (which opens the store the ordinary way).
 """
 
@@ -45,7 +45,9 @@ def executed(self, *args, **kwargs):
 libpq.LeanConnection.execute = executed
 
 def counted(self, *args, **kwargs):
-    seen["connections"].append("loopx_core.ops.tick" in sys.modules)
+    seen["connections"].append(
+        [name in sys.modules for name in ("loopx_core.store.postgres.store", "loopx_core.ops.tick")]
+    )
     begin(self, *args, **kwargs)
 
 libpq.LeanConnection.__init__ = counted
@@ -96,7 +98,7 @@ def test_the_connection_starts_before_the_tick_loads_and_the_process_leaves_at_o
     done = run(team, "-f", "json")
     seen = json.loads(done.stderr.strip().splitlines()[-1])
     assert done.returncode == 0 and json.loads(done.stdout)["decision"] == "run"
-    assert seen["connections"] == [False]  # one connection, begun before ops.tick was imported
+    assert seen["connections"] == [[False, False]]  # one, begun before the store's modules and ops.tick load
     assert seen["handlers_at_exit"] == 0  # closed by TickStart: the hot exit, no teardown
     assert seen["statements"] == 2  # the goal's documents in one, the ledger window in the other
 
@@ -107,7 +109,7 @@ def test_a_hook_starts_its_connection_before_the_tick_loads_as_should_run_does(t
     done = run(team, command=("hook", hook, "-g", "g", "-a", "builder"), stdin=event)
     seen = json.loads(done.stderr.strip().splitlines()[-1])
     assert done.returncode == 0, done.stderr
-    assert seen["connections"] == [False]  # begun before ops.tick was imported
+    assert seen["connections"] == [[False, False]]  # begun before the store's modules and ops.tick load
     assert seen["handlers_at_exit"] == 0
 
 
@@ -267,3 +269,27 @@ def test_a_session_over_a_unix_socket_is_not_encrypted(team: Path) -> None:
     assert connection.rows("SELECT 1", ()) == [(1,)]
     assert connection.encrypted() is False
     connection.close()
+
+
+@pytest.mark.parametrize("failure", [RuntimeError, LookupError])
+def test_a_connection_begun_before_the_store_fails_to_open_is_closed(
+    team: Path, monkeypatch: pytest.MonkeyPatch, failure: type[Exception]
+) -> None:
+    """The connection begins before the store is made: if making it fails, nothing begun is
+    left open, and the tick opens (and reports on) its own store as it always did."""
+    closed: list[libpq.LeanConnection] = []
+    close = libpq.LeanConnection.close
+    monkeypatch.setattr(libpq.LeanConnection, "close", lambda self: (closed.append(self), close(self))[1])
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise failure("no store today")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(choice, "open_target", refused)
+        started = choice.TickStart(str(team), "g")
+    assert started.store is None and choice._STARTED == {}
+    assert len(closed) == 1 and closed[0]._conn is None
+    with started:
+        store = choice.open_for_tick(str(team))
+        assert store.read_goal("g").goal_id == "g"
+    store.close()

@@ -149,31 +149,48 @@ _STARTED: dict[str, tuple[str, Any]] = {}
 
 
 class TickStart:
-    """The team store's connection, started before a tick's modules load; closed at the end.
+    """The team store's connection, begun before a tick's modules load; closed at the end.
 
-    `with TickStart(root, goal_id):` around a tick (cli/entry.py's should-run): on a PostgreSQL
-    store the connection starts without waiting (`LeanLink.start`), so the server prepares its
-    session while this process imports the tick's modules, and `open_for_tick` hands the tick
-    that store, which reads the goal's documents in its first statement. At the end the store is closed, so no exit handler is left and the process may leave
-    at once. Nothing is reported here: whatever goes wrong (no root, a bad choice, no libpq)
-    the tick finds again, and says as it always did.
+    `with TickStart(root, goal_id):` around a tick (cli/entry.py's should-run and hooks): on a
+    PostgreSQL store the connection begins without waiting (`libpq.begin`, before even the
+    store's own modules are imported), so the server prepares its session while this process
+    imports them and the tick's, and `open_for_tick` hands the tick that store, which reads
+    the goal's documents in its first statement. At the end the store is closed, so no exit
+    handler is left and the process may leave at once. Nothing is reported here: whatever
+    goes wrong (no root, a bad choice, no libpq) the tick finds again, and says as it always
+    did; nothing begun is left open.
     """
 
     def __init__(self, root: str | None, goal_id: str | None = None) -> None:
         self.store: Any = None
+        begun = None
         try:
             from loopx_core.store.roots import find_root_text
 
             text = find_root_text(root)
             target = choose(text).target
-            if target != FILES:
-                self.store = open_target(text, target)
-                self.store.lean_link.at_exit = False  # closed by `__exit__`, before the hot exit
-                self.store.tick_goal = goal_id
-                self.store.lean_link.start()
-                _STARTED[text] = (target, self.store)
+            if target == FILES:
+                return
+            from loopx_core.store.postgres import libpq  # not the store's modules yet
+
+            try:  # noqa: SIM105  (contextlib is not imported on a tick)
+                begun = libpq.begin(target)  # the startup packet goes now
+            except libpq.Doubt:  # the tick's first read asks psycopg, as it always did
+                pass
+            store = self.store = open_target(text, target)
+            store.lean_link.at_exit = False  # closed by `__exit__`, before the hot exit
+            store.tick_goal = goal_id
+            if begun is None:
+                store.lean_link.enabled = False
+            else:
+                store.lean_link.adopt(begun)
+            _STARTED[text] = (target, store)
         except Exception:  # the tick meets the same trouble and reports it
-            return
+            if begun is not None:
+                begun.close()
+            if self.store is not None:
+                self.store.close()
+                self.store = None
 
     def __enter__(self) -> TickStart:
         return self

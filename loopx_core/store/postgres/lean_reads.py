@@ -14,7 +14,6 @@ from _thread import get_ident
 
 from loopx_core.errors import LoopxError
 from loopx_core.ids import check_id
-from loopx_core.store.postgres.common import LEAN_CONNECT_TIMEOUT_S, LIBPQ_OPTIONS
 from loopx_core.store.postgres.reads import GOAL, REGISTRY, SCHEDULER, DocumentReads
 from loopx_core.store.postgres.schema import LATEST
 
@@ -61,15 +60,6 @@ class LeanLink:
         unregistered, costs a hot command its quick exit (cli/entry.py's `_leave`)."""
         self._registered = False
 
-    def start(self) -> None:
-        """Start connecting without waiting (the first statement finishes it); nothing when unsure."""
-        from loopx_core.store.postgres import libpq
-
-        try:
-            self.connection()
-        except libpq.Doubt:  # the link is off now: the first read asks psycopg
-            return
-
     def connection(self) -> LeanConnection:
         """The link's libpq connection (started now if it has none); `libpq.Doubt` (and the link
         off for good) when unsure."""
@@ -79,14 +69,16 @@ class LeanLink:
             raise libpq.Doubt("the lean transport is off")
         if self._conn is None:
             try:
-                options = {**LIBPQ_OPTIONS, "connect_timeout": str(LEAN_CONNECT_TIMEOUT_S)}
-                self._conn = libpq.LeanConnection(
-                    self.dsn, options, timeout=LEAN_CONNECT_TIMEOUT_S, on_ready=self._ready
-                )
+                self.adopt(libpq.begin(self.dsn))
             except libpq.Doubt:
                 self.enabled = False
                 raise
-        return self._conn
+        return self._conn  # type: ignore[return-value]
+
+    def adopt(self, conn: LeanConnection) -> None:
+        """Serve `conn`, a connection `libpq.begin` began (here, or before the store was made)."""
+        conn.on_ready = self._ready
+        self._conn = conn
 
     def _ready(self, conn: LeanConnection) -> None:
         """The session is up: an encrypted one is closed at exit (see `at_exit`)."""

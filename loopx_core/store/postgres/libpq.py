@@ -19,6 +19,7 @@ import sys
 
 from loopx_core.datetimes import datetime
 from loopx_core.store.postgres import cdata, libc
+from loopx_core.store.postgres.common import LEAN_CONNECT_TIMEOUT_S, LIBPQ_OPTIONS
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
 if TYPE_CHECKING:
@@ -263,7 +264,8 @@ class LeanConnection:
         self._deadline = monotonic() + timeout
         self._lib = lib
         self._ready = False
-        self._on_ready = on_ready  # told once the session is up
+        self.on_ready = on_ready
+        """Told once the session is up (`LeanLink.adopt` sets it)."""
         # expand_dbname: the DSN is expanded in place, so the options after it win (as psycopg's do)
         self._conn = lib.PQconnectStartParams(
             _strings([k for k, _ in pairs]), _strings([v for _, v in pairs]), 1
@@ -317,8 +319,8 @@ class LeanConnection:
             self.close()
             raise Doubt("not connected")
         self._ready = True
-        if self._on_ready is not None:
-            self._on_ready(self)
+        if self.on_ready is not None:
+            self.on_ready(self)
 
     def encrypted(self) -> bool:
         """True when the session runs over TLS or GSS encryption (or libpq cannot say)."""
@@ -414,6 +416,13 @@ class LeanConnection:
         conn, self._conn = self._conn, None
         if conn:
             self._lib.PQfinish(conn)
+
+
+def begin(dsn: str) -> LeanConnection:
+    """A connection to `dsn` begun without waiting, with the options psycopg's path gives it
+    and the lean transport's short connect timeout; `Doubt` when unsure."""
+    options = {**LIBPQ_OPTIONS, "connect_timeout": str(LEAN_CONNECT_TIMEOUT_S)}
+    return LeanConnection(dsn, options, timeout=LEAN_CONNECT_TIMEOUT_S)
 
 
 def _reader(oid: int) -> Any:
