@@ -7,7 +7,8 @@
 - each settlement command of a turn, and the whole four-process turn;
 - `mcp serve` from spawn to its first tool answer, against importing the MCP SDK's server module;
 - `loopx status`, should-run and a turn over 10 / 100 / 1,000 / 10,000 goals of 10 todos;
-- should-run and a turn on the PostgreSQL store against the file store (when PostgreSQL is here).
+- should-run, the Stop hook and a turn on the PostgreSQL store against the file store (when
+  PostgreSQL is here): the big scenario copied into it, and a small project.
 LoopX's modules are compiled first (see `harness.compile_first`).
 """
 
@@ -208,13 +209,16 @@ def growth(folder: Path) -> list[tuple[int, float, float, float]]:
     return rows
 
 
-def postgres(folder: Path) -> list[str]:
-    """should-run and a whole turn on PostgreSQL against files, in paired rounds."""
+def postgres(folder: Path, big: Path) -> list[str]:
+    """The hot figures and a whole turn on PostgreSQL against files, in paired rounds: should-run
+    and the Stop hook on the big scenario (`big`, copied into PostgreSQL by `store migrate`'s
+    copy), should-run and turns on a small project (where the team store's fixed cost weighs most)."""
     from tests.pg import server_bin, start_cluster, stop_cluster
 
     if server_bin() is None:
         return ["  PostgreSQL: server binaries not installed (scripts/postgres.sh installs them): skipped"]
     from loopx_core.store.choice import open_target, record
+    from loopx_core.store.migrate import migrate
 
     cluster = start_cluster()
     try:
@@ -233,16 +237,36 @@ def postgres(folder: Path) -> list[str]:
                 record(root, target)
                 store.close()  # type: ignore[attr-defined]
             roots[kind] = root
+        big_pg = folder / "big-postgresql"
+        big_pg.mkdir()
+        target = cluster.fresh_schema()
+        team = open_target(big_pg, target)
+        migrate(FileStore(big), team)
+        record(big_pg, target)
+        team.close()  # type: ignore[attr-defined]
         counter = {"files": 0, "postgresql": 0}
 
         def turn(kind: str) -> float:
             counter[kind] += 1
             return sum(settle(roots[kind], f"t{counter[kind]}").values())
 
+        stop = {
+            root: json.dumps({"session_id": "bench", "cwd": str(root)}).encode() for root in (big, big_pg)
+        }
         series = paired(
             {
-                "should-run, files": lambda: loopx(roots["files"], "quota", "should-run", *WHO).ms,
-                "should-run, postgresql": lambda: loopx(roots["postgresql"], "quota", "should-run", *WHO).ms,
+                "should-run big, files": lambda: loopx(big, "quota", "should-run", *WHO).ms,
+                "should-run big, postgresql": lambda: loopx(big_pg, "quota", "should-run", *WHO).ms,
+                "hook claude-stop big, files": lambda: (
+                    loopx(big, "hook", "claude-stop", *WHO, stdin=stop[big]).ms
+                ),
+                "hook claude-stop big, postgresql": lambda: (
+                    loopx(big_pg, "hook", "claude-stop", *WHO, stdin=stop[big_pg]).ms
+                ),
+                "should-run small, files": lambda: loopx(roots["files"], "quota", "should-run", *WHO).ms,
+                "should-run small, postgresql": lambda: (
+                    loopx(roots["postgresql"], "quota", "should-run", *WHO).ms
+                ),
                 "whole turn, files": lambda: turn("files"),
                 "whole turn, postgresql": lambda: turn("postgresql"),
             },
@@ -252,7 +276,7 @@ def postgres(folder: Path) -> list[str]:
         stop_cluster(cluster)
     base = series["python -c pass"]
     lines = [s.line(base if s is not base else None) for s in series.values()]
-    for what in ("should-run", "whole turn"):
+    for what in ("should-run big", "hook claude-stop big", "should-run small", "whole turn"):
         ratio = series[f"{what}, postgresql"].median / series[f"{what}, files"].median
         lines.append(f"  {what}: postgresql / files = {ratio:.2f}x   (goal <= 1.5x)")
     return lines
@@ -327,7 +351,7 @@ def main() -> None:
             print(f"  {size:>6} {status:9.1f} {status / size:9.3f} {should:11.1f} {turn:12.1f}")
 
         header("PostgreSQL store against the file store", ROUNDS)
-        for line in postgres(folder):
+        for line in postgres(folder, big):
             print(line)
 
 

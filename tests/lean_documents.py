@@ -227,9 +227,9 @@ def paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 
 
 @st.composite
-def documents(draw: st.DrawFn) -> tuple[str, bytes]:
-    """A file kind and a document: its seed with a few random mutations."""
-    name = draw(st.sampled_from(sorted(SEEDS)))
+def documents(draw: st.DrawFn, name: str | None = None) -> tuple[str, bytes]:
+    """A file kind (`name`, or any) and a document: its seed with a few random mutations."""
+    name = name or draw(st.sampled_from(sorted(SEEDS)))
     doc = copy.deepcopy(SEEDS[name])
     for _ in range(draw(st.integers(0, 3))):
         where = draw(st.sampled_from(paths(doc) or [()]))

@@ -218,3 +218,39 @@ def test_stop_counter_is_written_as_its_model_dumps_it(blocks: int) -> None:
     from loopx_claude_code.models import StopCounter
 
     assert counter_bytes(blocks) == StopCounter(blocks=blocks).model_dump_json().encode()
+
+
+ROW_KINDS = ["LedgerEvent", "RunIndexEntry", "GoalState"]
+"""Two kinds with a line form (a ledger window, a run history) and one without."""
+
+
+def rows_of(name: str) -> st.SearchStrategy[tuple[str, list[str]]]:
+    """Rows of one kind: mutated seeds, as json.dumps writes them or compact as LoopX does."""
+    text = st.tuples(documents(name), st.booleans()).map(
+        lambda case: (
+            json.dumps(json.loads(case[0][1]), separators=(",", ":")) if case[1] else case[0][1].decode()
+        )
+    )
+    return st.tuples(st.just(name), st.lists(text, max_size=6))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(ROW_KINDS).flatmap(rows_of))
+def test_a_batch_of_rows_reads_as_each_row_alone(case: tuple[str, list[str]]) -> None:
+    """`parse_all` (a PostgreSQL window's rows, the line form's lookups made once) accepts and
+    refuses what `parse` does row by row: the same values, or the first row's refusal."""
+    name, texts = case
+
+    def each() -> list[Any]:
+        return [lean_store.parse(text.encode(), name, where="w", what="row") for text in texts]
+
+    def batch() -> list[Any]:
+        return lean_store.parse_all(texts, name, where="w", what="row")
+
+    def values(read: Any) -> Any:
+        try:
+            return ("ok", [typed(lean.dump(item)) for item in read()])
+        except LoopxError as error:
+            return ("refused", type(error).__name__, error.message)
+
+    assert values(batch) == values(each)

@@ -185,6 +185,42 @@ def test_timestamps_and_limits_select_what_psycopg_selects(
         assert lean_conn.rows(sql, params) == conn.execute(sql, params).fetchall()  # type: ignore[arg-type]
 
 
+CELLS = st.tuples(
+    st.none() | st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=12),
+    st.none() | st.sampled_from(["", " ", "x"]),
+    st.none() | st.integers(-(2**63), 2**63 - 1),
+    st.none() | st.integers(-(2**15), 2**15 - 1),
+    st.none() | st.booleans(),
+)
+
+
+@EXAMPLES
+@given(rows=st.lists(CELLS, max_size=6))
+def test_every_value_comes_back_as_psycopg_gives_it_null_and_empty_apart(
+    pair: tuple[libpq.LeanConnection, psycopg.Connection[Any]], rows: list[tuple[Any, ...]]
+) -> None:
+    """One call into libpq per value: an empty text is not NULL, each type reads as psycopg's,
+    in a result of one column (its own loop) and of several."""
+    lean_conn, conn = pair
+    conn.execute("CREATE TABLE IF NOT EXISTS cells (k int, t text, v varchar, n int8, s int2, b bool)")
+    conn.execute("TRUNCATE cells")
+    for k, row in enumerate(rows):
+        conn.execute("INSERT INTO cells VALUES (%s, %s, %s, %s, %s, %s)", (k, *row))
+    for sql in (
+        "SELECT t, v, n, s, b FROM cells ORDER BY k",
+        "SELECT t FROM cells ORDER BY k",
+        "SELECT v FROM cells ORDER BY k",
+    ):
+        assert (
+            lean_conn.rows(sql, ())
+            == conn.execute(sql).fetchall()
+            == [
+                row[:1] if sql == "SELECT t FROM cells ORDER BY k" else row[1:2] if "SELECT v" in sql else row
+                for row in rows
+            ]
+        )
+
+
 def test_what_the_lean_transport_does_not_know_is_a_doubt(
     pair: tuple[libpq.LeanConnection, psycopg.Connection[Any]],
 ) -> None:

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from _ctypes import (
     FUNCFLAG_CDECL,
-    FUNCFLAG_PYTHONAPI,
     FUNCFLAG_USE_ERRNO,
     POINTER,
     CFuncPtr,
     Structure,
     _SimpleCData,
-    _string_at_addr,
     byref,
     dlopen,
     get_errno,
@@ -41,7 +39,6 @@ __all__ = [
     "callback_type",
     "dlopen",
     "get_errno",
-    "string_at",
 ]
 
 
@@ -56,7 +53,6 @@ c_short = _simple("c_short", "h", "C `short` (`ctypes.c_short`).")
 c_ulong = _simple("c_ulong", "L", "C `unsigned long` (`ctypes.c_ulong`).")
 c_char_p = _simple("c_char_p", "z", "C `char *`, as bytes or None (`ctypes.c_char_p`).")
 c_void_p = _simple("c_void_p", "P", "C `void *`, as an int or None (`ctypes.c_void_p`).")
-py_object = _simple("py_object", "O", "A Python object (`ctypes.py_object`).")
 
 
 def callback_type(restype: Any, *argtypes: Any) -> Any:
@@ -68,16 +64,6 @@ def callback_type(restype: Any, *argtypes: Any) -> Any:
         _flags_ = FUNCFLAG_CDECL
 
     return CFunctionType
-
-
-class _StringAt(CFuncPtr):
-    _argtypes_ = (c_void_p, c_int)
-    _restype_ = py_object
-    _flags_ = FUNCFLAG_CDECL | FUNCFLAG_PYTHONAPI
-
-
-string_at: Any = _StringAt(_string_at_addr)
-"""`string_at(address, size)`: that many bytes from a C address (`ctypes.string_at`)."""
 
 
 class Library:

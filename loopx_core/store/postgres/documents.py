@@ -24,6 +24,16 @@ def parsed(text: str, name: str, what: str, where: str, *, lean: bool = False) -
     return lean_reader.validated(data, name, where=shown, what=what)
 
 
+def parsed_all(texts: list[str], name: str, what: str, where: str, *, lean: bool = False) -> list[Any]:
+    """Each of `texts` as `parsed` reads it (the rows of a ledger window or a run history)."""
+    from loopx_core.store import lean as lean_reader
+
+    shown = f"{where} ({what})"
+    if lean:
+        return lean_reader.parse_all(texts, name, where=shown, what=what)
+    return [lean_reader.validated(text.encode(), name, where=shown, what=what) for text in texts]
+
+
 def empty_scheduler(goal_id: str, *, lean: bool) -> Any:
     """The scheduler state of a goal no host has reported for yet."""
     if lean:

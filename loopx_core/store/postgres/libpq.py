@@ -159,8 +159,7 @@ def _prototypes(lib: Any) -> None:
         ("PQntuples", i, [p]),
         ("PQnfields", i, [p]),
         ("PQftype", cdata.c_uint, [p, i]),
-        ("PQgetvalue", p, [p, i, i]),
-        ("PQgetlength", i, [p, i, i]),
+        ("PQgetvalue", s, [p, i, i]),
         ("PQgetisnull", i, [p, i, i]),
         ("PQclear", None, [p]),
         ("PQfinish", None, [p]),
@@ -374,21 +373,27 @@ class LeanConnection:
             lib.PQclear(result)
 
     def _rows(self, result: Any) -> list[tuple[Any, ...]]:
+        """Every row, each value read by its column's type: one call into libpq per value
+        (`PQgetvalue` gives the text up to its NUL, and a text result holds none; only an empty
+        value asks whether it is NULL), so a window of a thousand ledger rows reads quickly."""
         lib = self._lib
         fields = lib.PQnfields(result)
         readers = [_reader(lib.PQftype(result, col)) for col in range(fields)]
+        value, isnull, rows = lib.PQgetvalue, lib.PQgetisnull, range(lib.PQntuples(result))
+        if fields == 1:
+            read = readers[0]
+            return [
+                (None if not raw and isnull(result, row, 0) else read(raw),)
+                for row in rows
+                for raw in (value(result, row, 0),)
+            ]
         out = []
-        for row in range(lib.PQntuples(result)):
-            out.append(
-                tuple(
-                    None
-                    if lib.PQgetisnull(result, row, col)
-                    else readers[col](
-                        cdata.string_at(lib.PQgetvalue(result, row, col), lib.PQgetlength(result, row, col))
-                    )
-                    for col in range(fields)
-                )
-            )
+        for row in rows:
+            values = []
+            for col in range(fields):
+                raw = value(result, row, col)
+                values.append(None if not raw and isnull(result, row, col) else readers[col](raw))
+            out.append(tuple(values))
         return out
 
     def _failure(self, result: Any) -> Failed | Doubt:

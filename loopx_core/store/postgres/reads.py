@@ -11,7 +11,7 @@ from __future__ import annotations
 from loopx_core.errors import NotFoundError
 from loopx_core.ids import check_id
 from loopx_core.models.identity import check_turn_key
-from loopx_core.store.postgres.documents import empty_scheduler, parsed
+from loopx_core.store.postgres.documents import empty_scheduler, parsed, parsed_all
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
 if TYPE_CHECKING:
@@ -74,8 +74,8 @@ class DocumentReads:
 
     def _events(self, sql: str, params: tuple[Any, ...], *, lean: bool = False) -> list[Any]:
         self._ready()
-        rows = self._rows(sql, params)
-        return [parsed(r[0], "LedgerEvent", "a line of the ledger", self.label, lean=lean) for r in rows]
+        texts = [row[0] for row in self._rows(sql, params)]
+        return parsed_all(texts, "LedgerEvent", "a line of the ledger", self.label, lean=lean)
 
     def _since(self, goal_id: str, since: datetime, *, lean: bool) -> list[Any]:
         return self._events(EVENTS_SINCE, (check_id("goal", goal_id), since), lean=lean)
@@ -83,6 +83,5 @@ class DocumentReads:
     def _history(self, goal_id: str, last: int | None, *, lean: bool) -> list[Any]:
         self._ready()
         params = (check_id("goal", goal_id), last if last is None or last >= 0 else 0)
-        rows = self._rows(HISTORY, params)
-        what = "a line of the run history"
-        return [parsed(r[0], "RunIndexEntry", what, self.label, lean=lean) for r in reversed(rows)]
+        texts = [row[0] for row in reversed(self._rows(HISTORY, params))]
+        return parsed_all(texts, "RunIndexEntry", "a line of the run history", self.label, lean=lean)
