@@ -69,3 +69,21 @@ def _json_escape(match: re.Match[str]) -> str:
         return f"\\u{code:04x}"
     code -= 0x10000
     return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+ELLIPSIS = "…"
+
+
+def clipped(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters: whole when it fits, else cut at the last space of
+    its second half (a whole word stays whole) and ended with an ellipsis, so a shortened
+    message reads as shortened rather than as a word cut off."""
+    if len(text) <= limit:
+        return text
+    if limit <= 1:
+        return ELLIPSIS[:limit]
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2 and text[limit - 1] != " ":
+        cut = cut[:space]
+    return cut.rstrip(" ") + ELLIPSIS

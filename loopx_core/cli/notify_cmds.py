@@ -16,6 +16,7 @@ from loopx_core.cli.formats import Format
 from loopx_core.cli.output import Table, emit, reporting
 from loopx_core.clock import iso, now
 from loopx_core.errors import NotFoundError, RefusedError
+from loopx_core.escapes import clipped
 from loopx_core.notices import config, outbox
 from loopx_core.notices.models import SinkConfig
 from loopx_core.notices.sinks import redact
@@ -171,7 +172,7 @@ def notify_test(
         if failed:
             raise RefusedError(
                 f"{len(failed)} of {len(results)} sink(s) did not take the test notice: "
-                + "; ".join(f"{r['sink_id']}: {r['error']}" for r in failed)[:300],
+                + clipped("; ".join(f"{r['sink_id']}: {r['error']}" for r in failed), 300),
                 code="sink_failed",
             )
 

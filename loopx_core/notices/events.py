@@ -17,6 +17,7 @@ import os
 
 from loopx_core.clock import iso
 from loopx_core.datetimes import datetime
+from loopx_core.escapes import clipped
 from loopx_core.models import Gate, Todo
 from loopx_core.notices.emit import notice_id
 from loopx_core.notices.models import Notice
@@ -85,7 +86,7 @@ def blocked_health(goal_id: str, agent_id: str | None, reason: str, at: datetime
         goal_id=goal_id,
         agent_id=agent_id,
         title=_title(goal_id, "blocked: state needs repair"),
-        body=f"{reason[:300]}. Mend it: loopx doctor --repair",
+        body=f"{clipped(reason, 300)}. Mend it: loopx doctor --repair",
         at=at,
         subject={"reason": reason[:300]},
     )
@@ -112,7 +113,7 @@ def goal_done(goal_id: str, objective: str, done_at: datetime, at: datetime) -> 
         kind="goal_done",
         goal_id=goal_id,
         title=_title(goal_id, "done"),
-        body=f"Goal done: {objective[:200]}",
+        body=f"Goal done: {clipped(objective, 200)}",
         at=at,
         subject={"done_at": iso(done_at)},
     )

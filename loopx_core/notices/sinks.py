@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from loopx_core.errors import LoopxError, UsageError
-from loopx_core.escapes import visible
+from loopx_core.escapes import clipped, visible
 from loopx_core.notices.models import Notice
 
 FILE_SCHEME = "file"
@@ -188,7 +188,7 @@ class AppriseSink(NoticeSink):
 def _scrub(text: str, url: str) -> str:
     """An error text without the URL or any URL-looking part of it."""
     text = text.replace(url, redact(url))
-    return re.sub(r"[a-z][a-z0-9+.-]*://\S+", lambda m: redact(m.group(0)), text)[:200]
+    return clipped(re.sub(r"[a-z][a-z0-9+.-]*://\S+", lambda m: redact(m.group(0)), text), 200)
 
 
 def body_text(notice: Notice) -> str:
