@@ -109,11 +109,17 @@ def not_initialized() -> NotFoundError:
 
 
 def _from_here(root: str) -> str:
-    """The project root as the person at the shell names it: relative to the working folder."""
+    """The project root as the person at the shell names it: relative to the working folder when
+    it is that folder, one above it or one inside it (`.`, `../..`, `sub/p`); any other (a
+    `--root` elsewhere) by its own name, so a message never spells out the folders around it."""
     try:
-        return os.path.relpath(root)
+        here = os.path.relpath(root)
     except (OSError, ValueError):  # no working folder (removed), or another drive
         return name_of(root) or "."
+    parts = here.split(os.sep)
+    if os.pardir not in parts or all(part == os.pardir for part in parts):
+        return here
+    return name_of(root) or "."
 
 
 def require_registry(root: Path | str, state_dir: Path | str, registry: Path | str) -> None:

@@ -15,6 +15,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from loopx_core.errors import ExitCode
 from tests.builders import build_project
@@ -124,3 +126,33 @@ def test_init_in_a_project_keeps_answering_created_false(tmp_path: Path) -> None
     assert result.exit_code == 0 and '"created":false' in result.stdout.replace(" ", "")
     shutil.rmtree(root / ".loopx")
     assert _run(["status"], root).exit_code == int(ExitCode.NOT_FOUND)
+
+
+NAMES = st.text(st.characters(codec="ascii", categories=("L", "N")), min_size=1, max_size=6)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(root_at=st.lists(NAMES, min_size=1, max_size=3), cwd_at=st.lists(NAMES, max_size=3))
+def test_a_state_dir_that_is_a_file_is_named_without_the_folders_around_it(
+    tmp_path_factory: pytest.TempPathFactory, root_at: list[str], cwd_at: list[str]
+) -> None:
+    """`--root` anywhere, run from anywhere: the root is named from the working folder when it
+    is that folder, one above it or one inside it, else by its own name, never by a path
+    through the folders around it (`../../tmp/...`)."""
+    base = tmp_path_factory.mktemp("where")
+    root, cwd = base.joinpath(*root_at), base.joinpath(*cwd_at)
+    root.mkdir(parents=True, exist_ok=True)
+    cwd.mkdir(parents=True, exist_ok=True)
+    if (root / ".loopx").is_dir():  # the cwd's own folder of the same name: not this case
+        return
+    (root / ".loopx").write_text("not a folder")
+    result = _run(["--root", str(root), "status"], cwd)
+    assert result.exit_code == int(ExitCode.STATE_INVALID), result.stderr
+    named = result.stderr.removeprefix("loopx: error: ").split(" is a file, not LoopX's folder")[0]
+    relative = os.path.relpath(root, cwd)
+    parts = relative.split(os.sep)
+    if ".." not in parts or set(parts) == {".."}:
+        assert named == (".loopx" if relative == "." else f"{relative}/.loopx")
+    else:
+        assert named == f"{root.name}/.loopx"
+    assert str(base) not in result.stderr and "../" + base.name not in result.stderr
