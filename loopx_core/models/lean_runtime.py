@@ -239,31 +239,6 @@ def _dict(key: Check, inner: Check) -> Check:
     return check
 
 
-def _model(cls: type[_Lean], fields: tuple[tuple[str, Check, Any], ...], validators: dict[str, Any]) -> Check:
-    names = frozenset(f[0] for f in fields)
-
-    def check(value: Any) -> _Lean:
-        if type(value) is not dict or not names.issuperset(value):
-            raise Doubt
-        out = cls.__new__(cls)
-        for name, inner, default in fields:
-            if name in value:
-                field = inner(value[name])
-                if name in validators:
-                    try:
-                        field = validators[name](cls, field)
-                    except ValueError:
-                        raise Doubt from None
-            elif default is _REQUIRED:
-                raise Doubt
-            else:
-                field = default()
-            object.__setattr__(out, name, field)
-        return out
-
-    return check
-
-
 # -- whole objects ------------------------------------------------------------------------------
 def _writers(obj: Any) -> tuple[Any, Any, Any]:
     """The writers of `obj`'s class, their generated module imported on the first write."""
