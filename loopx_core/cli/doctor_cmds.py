@@ -6,6 +6,7 @@ Exit codes: 0 healthy, or `--repair` changed something (run it again to see what
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -17,7 +18,7 @@ from loopx_core.clock import now
 from loopx_core.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
-    from loopx_core.doctor.findings import Group
+    from loopx_core.doctor.findings import Finding, Group
     from loopx_core.doctor.run import Report
     from loopx_core.store.base import Store
 
@@ -45,10 +46,55 @@ def doctor(
             if group not in GROUPS:
                 raise UsageError(f"unknown --check {group[:40]!r}; groups: {', '.join(GROUPS)}")
         mcp = "installation" in (check or ())
-        report = _run(store(ctx), groups, repair or dry_run, dry_run, mcp, fmt)  # type: ignore[arg-type]
+        opened, unchosen = _store(ctx)
+        run = groups if unchosen is None else tuple(g for g in groups if g not in NEED_THE_STORE)
+        report = (
+            _run(opened, run, repair or dry_run, dry_run, mcp, fmt)
+            if run
+            else _empty(groups, repair, dry_run)
+        )
+        if unchosen is not None:
+            report.checked, report.store = list(groups), "unknown"
+            if "state" in groups or "liveness" in groups:
+                report.findings.insert(0, unchosen)
         emit(report.to_json(), fmt, markdown)
         if report.remaining and not report.changed:
             raise SystemExit(int(ExitCode.DRIFT))
+
+
+NEED_THE_STORE = ("state", "liveness")
+"""The groups that read the store (installation and notices need only the project folder)."""
+
+
+def _store(ctx: typer.Context) -> tuple[Store, Finding | None]:
+    """The project's store; when `.loopx/store.json` itself is what is wrong, the file store's
+    folder for the checks that need no store, and that as a finding (the doctor reports it,
+    as the line every other command prints says). A bad `LOOPX_STORE` stays its usage error."""
+    from loopx_core.doctor.findings import Finding
+    from loopx_core.errors import LoopxError, NotFoundError
+    from loopx_core.store import choice
+    from loopx_core.store.files import FileStore
+    from loopx_core.store.roots import find_root
+
+    root = find_root((ctx.find_root().obj or {}).get("root"))
+    try:
+        return store(ctx), None
+    except NotFoundError:
+        raise
+    except LoopxError as error:
+        if os.environ.get(choice.ENV_VAR, "").strip():
+            raise
+        where = f"{choice.STATE_DIR}/{choice.CONFIG_FILE}"
+        hint = (
+            f"fix {where}, or move it aside to use the file store (`loopx init --store` writes a sound one)"
+        )
+        return FileStore(root), Finding("store_choice_invalid", error.message, {"file": where}, hint=hint)
+
+
+def _empty(groups: tuple[Group, ...], repair: bool, dry_run: bool) -> Report:
+    from loopx_core.doctor.run import Report
+
+    return Report(list(groups), repair or dry_run, dry_run)
 
 
 def _run(s: Store, groups: tuple[Group, ...], repair: bool, dry_run: bool, mcp: bool, fmt: Format) -> Report:

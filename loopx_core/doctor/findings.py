@@ -31,6 +31,12 @@ CODES: dict[str, Code] = {
         "quarantine it (moved under .loopx/quarantine/, never deleted) and restore the previous "
         "good version when one is kept; the goal stays blocked_health until then",
     ),
+    "store_choice_invalid": Code(
+        "state", "high",
+        "`.loopx/store.json` (which store the project uses) is unreadable or invalid: the state "
+        "and liveness checks need the store it names",
+        None,
+    ),
     "registry_corrupt": Code(
         "state", "high", "the registry is unreadable or invalid",
         "restore the previous good version when one is kept (else by hand)",
