@@ -5,7 +5,13 @@ dispatcher logs and drops, so a client that sent `{"id": 3, "method": "tools/cal
 "params": "x"}` waits forever. Here stdin is read by `Lines`, which checks each line with
 the SDK's own message model first: a line the SDK would drop is answered at once with a
 JSON-RPC error (parse error, invalid request, or invalid params, with the request's id
-when it has a usable one) and never reaches the SDK; every other line goes on unchanged.
+when it has a usable one) and never reaches the SDK; every other line goes on unchanged,
+but one: a client's cancellation of a tool call. Each tool call is one step of state (a
+write, done whole or not at all), and the SDK, told to cancel one already running in its
+worker thread, lets the step finish and answers nothing, so the client cannot know it
+happened and may do it again. The cancellation is ignored (JSON-RPC lets a receiver ignore
+one it cannot honour) and the call is answered with what it did. A cancelled request of
+another kind goes on to the SDK, and is no longer awaited when stdin ends.
 """
 
 from __future__ import annotations
@@ -114,8 +120,8 @@ class Lines:
         self._replies: Any = None
         self._ready = anyio.Event()
         self._send, self._receive = anyio.create_memory_object_stream[bytes](0)
-        self._unanswered: set[int | str] = set()
-        """The ids of the requests handed on that the server has not answered yet."""
+        self._unanswered: dict[int | str, str] = {}
+        """The requests handed on that the server has not answered yet: id -> method."""
         self._answered = anyio.Event()
 
     def answer_with(self, write_stream: Any) -> None:
@@ -187,24 +193,40 @@ class Lines:
                 else:
                     error = refusal(line)
             if error is None:
-                self._note_request(line)
-                return line
+                if self._admit(line):
+                    return line
+                continue
             try:
                 await self._replies.send(SessionMessage(error))
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 raise StopAsyncIteration from None
 
-    def _note_request(self, line: str) -> None:
-        """Remember the id of the request `line` (an SDK-valid message), until it is answered."""
+    def _admit(self, line: str) -> bool:
+        """Whether `line` (an SDK-valid message) goes on to the SDK: a request is remembered
+        until it is answered; a cancellation of a tool call in flight stays here."""
         data = json.loads(line)
-        if isinstance(data, dict) and "method" in data and (request_id := _usable_id(data)) is not None:
-            self._unanswered.add(request_id)
+        if not isinstance(data, dict):
+            return True
+        if "method" in data and (request_id := _usable_id(data)) is not None:
+            self._unanswered[request_id] = data["method"]
+            return True
+        if data.get("method") != "notifications/cancelled":
+            return True
+        params = data.get("params")
+        target = params.get("requestId") if isinstance(params, dict) else None
+        if isinstance(target, bool) or not isinstance(target, int | str) or target not in self._unanswered:
+            return True  # nothing in flight by that id (answered already): the SDK ignores it too
+        if self._unanswered[target] == "tools/call":
+            return False  # it runs to its end and is answered with what it did
+        del self._unanswered[target]  # cancelled, the SDK answers it with nothing: not awaited
+        self._answered.set()
+        return True
 
     def note_sent(self, message: SessionMessage) -> None:
         """The server sent `message`: an answer settles its request."""
         sent = message.message
         if isinstance(sent, types.JSONRPCResponse | types.JSONRPCError) and sent.id in self._unanswered:
-            self._unanswered.discard(sent.id)
+            del self._unanswered[sent.id]
             self._answered.set()
 
 
