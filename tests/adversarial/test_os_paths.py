@@ -23,15 +23,9 @@ from loopx_core.store.atomic import shown
 from loopx_core.store.files import FileLayout, FileStore
 from loopx_core.store.lean import LeanFileStore
 from loopx_core.store.roots import STATE_DIR, find_root, find_root_text
+from tests.path_trees import KINDS, QUERIES, TEXTS, build
 
 pytestmark = pytest.mark.skipif(not paths.POSIX, reason="off POSIX store/paths.py asks pathlib itself")
-
-PART = st.sampled_from(["a", "b", ".", "..", "", "~", "x y", ".loopx"])
-TEXTS = st.lists(PART, max_size=5).map("/".join) | st.lists(PART, max_size=5).map(lambda p: "/" + "/".join(p))
-TEXTS = TEXTS | TEXTS.map(lambda t: "/" + t) | TEXTS.map(lambda t: t + "/")
-KINDS = st.sampled_from(["missing", "file", "dir", "link-file", "link-dir", "link-missing", "link-self"])
-NAMES = ("a", "b", "c")
-QUERIES = st.lists(st.sampled_from([*NAMES, "d", ".", ".."]), min_size=1, max_size=3).map("/".join)
 
 
 def outcome(ask: Any) -> tuple[object, ...]:
@@ -40,22 +34,6 @@ def outcome(ask: Any) -> tuple[object, ...]:
         return ("ok", ask())
     except Exception as error:  # the comparison is the point: whatever pathlib raises
         return (type(error).__name__, str(error))
-
-
-def build(top: Path, kinds: tuple[str, ...]) -> None:
-    """Entries `a`, `b`, `c` under `top`, one kind each (a folder holds a file `f`)."""
-    for name, kind in zip(NAMES, kinds, strict=True):
-        entry = top / name
-        if kind == "file":
-            entry.write_text("x")
-        elif kind == "dir":
-            entry.mkdir()
-            (entry / "f").write_text("x")
-        elif kind.startswith("link-"):
-            target = {"link-file": "tf", "link-dir": "td", "link-missing": "gone", "link-self": name}[kind]
-            entry.symlink_to(target)
-    (top / "tf").write_text("x")
-    (top / "td").mkdir(exist_ok=True)
 
 
 @given(TEXTS)

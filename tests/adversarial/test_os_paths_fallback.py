@@ -25,15 +25,10 @@ from hypothesis import strategies as st
 
 from loopx_core.store import paths
 from loopx_core.store.atomic import atomic_write_bytes, read_bytes
+from tests.path_trees import KINDS, QUERIES, TEXTS, build
 
 pytestmark = pytest.mark.skipif(not paths.POSIX, reason="compares the fallback with the POSIX branch")
 
-PART = st.sampled_from(["a", "b", ".", "..", "", "~", "x y", ".loopx"])
-TEXTS = st.lists(PART, max_size=5).map("/".join) | st.lists(PART, max_size=5).map(lambda p: "/" + "/".join(p))
-TEXTS = TEXTS | TEXTS.map(lambda t: "/" + t) | TEXTS.map(lambda t: t + "/")
-KINDS = st.sampled_from(["missing", "file", "dir", "link-file", "link-dir", "link-missing", "link-self"])
-NAMES = ("a", "b", "c")
-QUERIES = st.lists(st.sampled_from([*NAMES, "d", ".", ".."]), min_size=1, max_size=3).map("/".join)
 PREDICATES = ("is_dir", "is_file", "exists", "is_symlink")
 
 
@@ -60,22 +55,6 @@ def both(ask: Any) -> tuple[tuple[object, ...], tuple[object, ...]]:
     native = outcome(ask)
     with fallback():
         return native, outcome(ask)
-
-
-def build(top: Path, kinds: tuple[str, ...]) -> None:
-    """Entries `a`, `b`, `c` under `top`, one kind each (a folder holds a file `f`)."""
-    for name, kind in zip(NAMES, kinds, strict=True):
-        entry = top / name
-        if kind == "file":
-            entry.write_text("x")
-        elif kind == "dir":
-            entry.mkdir()
-            (entry / "f").write_text("x")
-        elif kind.startswith("link-"):
-            target = {"link-file": "tf", "link-dir": "td", "link-missing": "gone", "link-self": name}[kind]
-            entry.symlink_to(target)
-    (top / "tf").write_text("x")
-    (top / "td").mkdir(exist_ok=True)
 
 
 def test_the_switch_reaches_the_fallback() -> None:
