@@ -245,10 +245,14 @@ def postgres(folder: Path, big: Path) -> list[str]:
         record(big_pg, target)
         team.close()  # type: ignore[attr-defined]
         counter = {"files": 0, "postgresql": 0}
+        each: dict[str, dict[str, list[float]]] = {"files": {}, "postgresql": {}}
 
         def turn(kind: str) -> float:
             counter[kind] += 1
-            return sum(settle(roots[kind], f"t{counter[kind]}").values())
+            steps = settle(roots[kind], f"t{counter[kind]}")
+            for name, ms in steps.items():
+                each[kind].setdefault(name, []).append(ms)
+            return sum(steps.values())
 
         stop = {
             root: json.dumps({"session_id": "bench", "cwd": str(root)}).encode() for root in (big, big_pg)
@@ -279,6 +283,10 @@ def postgres(folder: Path, big: Path) -> list[str]:
     for what in ("should-run big", "hook claude-stop big", "should-run small", "whole turn"):
         ratio = series[f"{what}, postgresql"].median / series[f"{what}, files"].median
         lines.append(f"  {what}: postgresql / files = {ratio:.2f}x   (goal <= 1.5x)")
+    for name, samples in each["files"].items():  # each command of the turns (the warm-up round aside)
+        team = statistics.median(each["postgresql"][name][1:])
+        ratio = team / statistics.median(samples[1:])
+        lines.append(f"  {name}: postgresql / files = {ratio:.2f}x ({team:.1f} ms)   (goal <= 1.5x)")
     return lines
 
 
