@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from loopx_core.cli.common import FormatOption, store
+from loopx_core.cli.common import FormatOption
 from loopx_core.cli.formats import Format
 from loopx_core.cli.output import emit, reporting, steps
 from loopx_core.clock import now
@@ -71,16 +71,14 @@ def _store(ctx: typer.Context) -> tuple[Store, Finding | None]:
     folder for the checks that need no store, and that as a finding (the doctor reports it,
     as the line every other command prints says). A bad `LOOPX_STORE` stays its usage error."""
     from loopx_core.doctor.findings import Finding
-    from loopx_core.errors import LoopxError, NotFoundError
+    from loopx_core.errors import LoopxError
     from loopx_core.store import choice
     from loopx_core.store.files import FileStore
     from loopx_core.store.roots import find_root
 
     root = find_root((ctx.find_root().obj or {}).get("root"))
     try:
-        return store(ctx), None
-    except NotFoundError:
-        raise
+        return choice.open_store(root), None
     except LoopxError as error:
         if os.environ.get(choice.ENV_VAR, "").strip():
             raise

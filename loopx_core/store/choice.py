@@ -144,8 +144,8 @@ def open_target(root: Path | str, target: str, *, shared: bool = False, lean: bo
         return store
 
 
-_STARTED: dict[str, tuple[str, Any]] = {}
-"""Team stores whose connection a `TickStart` began: root -> (DSN, store), for `open_for_tick`."""
+_STARTED: dict[str, Any] = {}
+"""Team stores whose connection a `TickStart` began: root -> store, for `open_for_tick`."""
 
 
 class TickStart:
@@ -184,7 +184,7 @@ class TickStart:
                 store.lean_link.enabled = False
             else:
                 store.lean_link.adopt(begun)
-            _STARTED[text] = (target, store)
+            _STARTED[text] = store
         except Exception:  # the tick meets the same trouble and reports it
             if begun is not None:
                 begun.close()
@@ -206,11 +206,11 @@ def open_for_tick(root: str) -> Any:
     `open_store(Path(root))` opens, except that a file store comes as its lean reads over string
     paths (`store.lean.LeanFileStore` on a `FileLayout`), so a tick on files never loads pathlib;
     the team store takes the string root as it is (the one a `TickStart` began, if it did)."""
+    started = _STARTED.pop(root, None)
+    if started is not None:  # chosen for this root by the tick's `TickStart`: not read again
+        return started
     target = choose(root).target
     if target != FILES:
-        started = _STARTED.pop(root, None)
-        if started is not None and started[0] == target:
-            return started[1]
         return open_target(root, target)
     from loopx_core.store.files import FileLayout
     from loopx_core.store.lean import LeanFileStore
