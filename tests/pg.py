@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
 DATABASE = "loopx"
 SUPERUSER = "postgres"
+NO_WIRE = {"PGCONNECT_TIMEOUT": "10"}
+"""An environment in which the wire transport stands aside for libpq's (a `PG*` variable is
+libpq's to read; this one changes nothing: the store's own connect timeout wins over it)."""
 
 
 def server_bin() -> Path | None:

@@ -27,13 +27,15 @@ from loopx_core.store.postgres import PostgresStore
 from loopx_core.store.postgres.lean_reads import LeanPostgresReads
 from tests.builders import settle_turn
 from tests.conftest import T0
-from tests.pg import Cluster, cluster_fixture, team_project  # noqa: F401  (the session fixture pg_cluster)
+from tests.pg import NO_WIRE, Cluster, cluster_fixture, team_project  # noqa: F401  (the session fixture pg_cluster)
 from tests.probe import START_UP, probe
 
 FLOOR = ("pydantic", "pydantic_core", "typer", "click", "jinja2", "rich", "mcp", "pluggy")
 NO_CTYPES = ("ctypes", "struct", "types")
 """The `ctypes` package and what it imports (about 2 ms): the lean transport's C types are
 `store.postgres.cdata`'s, from `_ctypes` alone (tests/test_cdata.py)."""
+NO_LIBPQ = ("_ctypes", "loopx_core.store.postgres.libpq", "loopx_core.store.postgres.cdata")
+"""On a unix socket the wire transport (`store.postgres.wire`) needs no libpq, hence no `_ctypes`."""
 
 
 @pytest.fixture
@@ -51,8 +53,12 @@ def test_a_tick_on_a_team_store_imports_no_pydantic(team: tuple[Path, str, Postg
     ran = probe(root, ["quota", "should-run", "-g", "g", "-a", "builder", "-f", "json"])
     assert json.loads(ran.stdout)["store"].startswith("postgresql://")
     assert (ran.exit_code, ran.tops(FLOOR)) == (0, set())
-    assert ran.modules & set(START_UP + NO_CTYPES) == set()
-    assert "_ctypes" in ran.modules  # the lean transport did run
+    assert ran.modules & set(START_UP + NO_CTYPES + NO_LIBPQ) == set()
+    assert "loopx_core.store.postgres.wire" in ran.modules  # the lean transport did run, over the socket
+    on_libpq = probe(root, ["quota", "should-run", "-g", "g", "-a", "builder", "-f", "json"], env=NO_WIRE)
+    assert on_libpq.stdout == ran.stdout
+    assert on_libpq.modules & set(START_UP + NO_CTYPES) == set()
+    assert "_ctypes" in on_libpq.modules and on_libpq.tops(FLOOR) == set()  # libpq's lean transport ran
 
 
 def test_a_turn_on_a_team_store_starts_as_lightly_as_a_tick(team: tuple[Path, str, PostgresStore]) -> None:
@@ -62,7 +68,7 @@ def test_a_turn_on_a_team_store_starts_as_lightly_as_a_tick(team: tuple[Path, st
     ran = probe(root, argv)  # the fixture's spent turn, closed
     assert ran.exit_code == 0, ran.stdout
     assert json.loads(ran.stdout)["status"] == "done"
-    assert ran.modules & set(START_UP + NO_CTYPES) == set()
+    assert ran.modules & set(START_UP + NO_CTYPES + NO_LIBPQ) == set()
 
 
 def test_a_tick_reads_a_team_store_the_lean_way(team: tuple[Path, str, PostgresStore]) -> None:

@@ -33,13 +33,13 @@ from psycopg.conninfo import conninfo_to_dict
 from loopx_core.models import lean
 from loopx_core.ops import todos
 from loopx_core.store.lean import from_model
-from loopx_core.store.postgres import PostgresStore, libpq, reads
+from loopx_core.store.postgres import PostgresStore, libpq, reads, wire
 from loopx_core.store.postgres.common import LIBPQ_OPTIONS
 from loopx_core.store.postgres.lean_reads import LeanPostgresReads
 from loopx_core.store.postgres.schema import LATEST, MIGRATIONS
 from tests.conftest import T0, T0_ISO
 from tests.dsns import DSNS
-from tests.pg import SUPERUSER, Cluster, cluster_fixture, server_bin, team_project  # noqa: F401  (the session fixture pg_cluster)
+from tests.pg import NO_WIRE, SUPERUSER, Cluster, cluster_fixture, server_bin, team_project  # noqa: F401  (the session fixture pg_cluster)
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = settings(
@@ -117,10 +117,18 @@ def tables(pg_cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Ite
     yield dsn
 
 
-@pytest.fixture(scope="module")
-def pair(tables: str) -> Iterator[tuple[libpq.LeanConnection, psycopg.Connection[Any]]]:
-    """A lean connection and a psycopg one (as the store opens it) to the same schema."""
-    lean_conn = libpq.LeanConnection(tables, LIBPQ_OPTIONS)
+@pytest.fixture(scope="module", params=["libpq", "wire"])
+def pair(tables: str, request: pytest.FixtureRequest) -> Iterator[tuple[Any, psycopg.Connection[Any]]]:
+    """A lean connection (libpq's, or the wire protocol's over the socket) and a psycopg one
+    (as the store opens it) to the same schema."""
+    lean_conn = (
+        libpq.LeanConnection(tables, LIBPQ_OPTIONS)
+        if request.param == "libpq"
+        else wire.WireConnection(tables)
+    )
+    begun = wire.begin(tables)  # the socket's DSN: the wire's unless told otherwise
+    assert isinstance(begun, wire.WireConnection)
+    begun.close()
     with psycopg.connect(tables, autocommit=True, **LIBPQ_OPTIONS) as conn:
         yield lean_conn, conn
     lean_conn.close()
@@ -143,7 +151,7 @@ MOMENTS = st.builds(
 @EXAMPLES
 @given(docs=st.dictionaries(IDS, JSON, min_size=1, max_size=5), indent=st.sampled_from([None, 1]))
 def test_documents_come_back_as_psycopg_gives_them(
-    pair: tuple[libpq.LeanConnection, psycopg.Connection[Any]], docs: dict[str, Any], indent: int | None
+    pair: tuple[Any, psycopg.Connection[Any]], docs: dict[str, Any], indent: int | None
 ) -> None:
     lean_conn, conn = pair
     conn.execute("TRUNCATE loopx_goals")
@@ -164,7 +172,7 @@ def test_documents_come_back_as_psycopg_gives_them(
 @EXAMPLES
 @given(ats=st.lists(MOMENTS, min_size=1, max_size=8), since=MOMENTS, last=st.none() | st.integers(0, 10))
 def test_timestamps_and_limits_select_what_psycopg_selects(
-    pair: tuple[libpq.LeanConnection, psycopg.Connection[Any]],
+    pair: tuple[Any, psycopg.Connection[Any]],
     ats: list[datetime],
     since: datetime,
     last: int | None,
@@ -197,7 +205,7 @@ CELLS = st.tuples(
 @EXAMPLES
 @given(rows=st.lists(CELLS, max_size=6))
 def test_every_value_comes_back_as_psycopg_gives_it_null_and_empty_apart(
-    pair: tuple[libpq.LeanConnection, psycopg.Connection[Any]], rows: list[tuple[Any, ...]]
+    pair: tuple[Any, psycopg.Connection[Any]], rows: list[tuple[Any, ...]]
 ) -> None:
     """One call into libpq per value: an empty text is not NULL, each type reads as psycopg's,
     in a result of one column (its own loop) and of several."""
@@ -222,7 +230,7 @@ def test_every_value_comes_back_as_psycopg_gives_it_null_and_empty_apart(
 
 
 def test_what_the_lean_transport_does_not_know_is_a_doubt(
-    pair: tuple[libpq.LeanConnection, psycopg.Connection[Any]],
+    pair: tuple[Any, psycopg.Connection[Any]],
 ) -> None:
     lean_conn, _ = pair
     for sql, params in (
@@ -239,7 +247,7 @@ def test_what_the_lean_transport_does_not_know_is_a_doubt(
 
 
 def test_a_server_notice_is_not_printed(
-    pair: tuple[libpq.LeanConnection, psycopg.Connection[Any]], capfd: pytest.CaptureFixture[str]
+    pair: tuple[Any, psycopg.Connection[Any]], capfd: pytest.CaptureFixture[str]
 ) -> None:
     lean_conn, conn = pair
     conn.execute(
@@ -414,6 +422,11 @@ def test_without_libpq_the_reads_are_psycopg_s(
     monkeypatch.setattr(libpq, "_LIB", [None])  # as if no libpq could be loaded here
     validated, lean_read, lean_store = both(root, dsn)
     assert lean_read == validated and validated[0][0] == "ok"
+    assert lean_store._session is None  # a unix socket needs no libpq: the wire read it
+    for name, value in NO_WIRE.items():
+        monkeypatch.setenv(name, value)
+    validated, lean_read, lean_store = both(root, dsn)
+    assert lean_read == validated and validated[0][0] == "ok"
     assert lean_store._session is not None
 
 
@@ -543,7 +556,14 @@ def tick(
         [sys.executable, "-c", TICK, str(root), fmt, transport],
         capture_output=True,
         text=True,
-        env={"LOOPX_COVERAGE": "off", "LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root), **(env or {})},
+        env={
+            "LOOPX_COVERAGE": "off",
+            "LOOPX_NOW": T0_ISO,
+            "PATH": "",
+            "HOME": str(root),
+            **(NO_WIRE if transport != "lean" else {}),
+            **(env or {}),
+        },
         cwd=REPO,
         check=True,
     )
@@ -556,9 +576,10 @@ def test_should_run_prints_the_same_bytes_with_or_without_libpq(
     team: tuple[Path, str, PostgresStore], fmt: str
 ) -> None:
     root, _, _ = team
-    code, out, _ = tick(root, fmt, "lean")
+    code, out, _ = tick(root, fmt, "lean")  # the wire transport, over the unix socket
     assert (code, out) == tick(root, fmt, "no-libpq")[:2]
-    assert (code, out) == tick(root, fmt, "lean", {"PSYCOPG_IMPL": "python"})[:2]  # the system libpq
+    assert (code, out) == tick(root, fmt, "libpq")[:2]
+    assert (code, out) == tick(root, fmt, "libpq", {"PSYCOPG_IMPL": "python"})[:2]  # the system libpq
     assert code == 0 and "work_todo" in out
 
 
@@ -596,7 +617,7 @@ def test_should_run_on_a_team_store_imports_no_psycopg_nor_pathlib(
     assert not {"psycopg", "psycopg_binary", "pydantic", "typer", "pathlib"} & tops
 
 
-@pytest.mark.parametrize("transport", ["lean", "no-libpq"])
+@pytest.mark.parametrize("transport", ["lean", "libpq", "no-libpq"])
 def test_a_client_encoding_from_the_environment_reads_every_character(
     team: tuple[Path, str, PostgresStore], transport: str
 ) -> None:

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from loopx_core.store.postgres import PostgresStore
 from tests.conftest import T0_ISO
 from tests.lean_documents import documents
-from tests.pg import Cluster, cluster_fixture, team_project  # noqa: F401  (the session fixture pg_cluster)
+from tests.pg import NO_WIRE, Cluster, cluster_fixture, team_project  # noqa: F401  (the session fixture pg_cluster)
 
 REPO = Path(__file__).resolve().parent.parent
 COMMAND = """\
@@ -65,7 +65,13 @@ def loopx(root: Path, transport: str, *args: str) -> tuple[int, str, set[str]]:
         [sys.executable, "-c", COMMAND, transport, "--root", str(root), *args, "-f", "json"],
         capture_output=True,
         text=True,
-        env={"LOOPX_COVERAGE": "off", "LOOPX_NOW": T0_ISO, "PATH": "", "HOME": str(root)},
+        env={
+            "LOOPX_COVERAGE": "off",
+            "LOOPX_NOW": T0_ISO,
+            "PATH": "",
+            "HOME": str(root),
+            **(NO_WIRE if transport in ("libpq", "psycopg") else {}),
+        },
         cwd=REPO,
         check=True,
     )
@@ -119,14 +125,14 @@ def test_a_turn_writes_the_same_rows_through_libpq_as_through_psycopg(
     tmp_path: Path, pg_cluster: Cluster, shape: str
 ) -> None:
     written = {}
-    for transport in ("lean", "lean-objects", "psycopg"):
+    for transport in ("lean", "lean-objects", "libpq", "psycopg"):
         root = tmp_path / transport
         root.mkdir()
         dsn, store = team_project(root, pg_cluster, todos=2)
         store.close()
         answers = turns(root, transport, shape)
         written[transport] = (answers, rows(dsn))
-    assert written["lean"] == written["psycopg"] == written["lean-objects"]
+    assert written["lean"] == written["psycopg"] == written["lean-objects"] == written["libpq"]
     refused = [code != 0 for code, _ in written["lean"][0][-3:]]
     assert refused == [True, True, shape == "passed"]
     saved = written["lean"][1]

@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -23,34 +24,37 @@ from hypothesis import strategies as st
 from psycopg import connect as psycopg_connection
 
 from loopx_core.store import choice
-from loopx_core.store.postgres import PostgresStore, libpq
+from loopx_core.store.postgres import PostgresStore, libpq, wire
 from tests.conftest import T0_ISO
-from tests.pg import Cluster, cluster_fixture, team_project  # noqa: F401  (the session fixture pg_cluster)
+from tests.pg import NO_WIRE, Cluster, cluster_fixture, team_project  # noqa: F401  (the session fixture pg_cluster)
 
 REPO = Path(__file__).resolve().parent.parent
 
 WATCHED = """\
 import atexit, json, os, sys
-from loopx_core.store.postgres import libpq
+from loopx_core.store.postgres import libpq, wire
 from loopx_core.cli import entry
 
 seen = {"connections": [], "handlers_at_exit": None, "statements": 0}
-begin = libpq.LeanConnection.__init__
-execute = libpq.LeanConnection.execute
 
-def executed(self, *args, **kwargs):
-    seen["statements"] += 1
-    return execute(self, *args, **kwargs)
+def watch(kind):
+    begin, execute = kind.__init__, kind.execute
 
-libpq.LeanConnection.execute = executed
+    def executed(self, *args, **kwargs):
+        seen["statements"] += 1
+        return execute(self, *args, **kwargs)
 
-def counted(self, *args, **kwargs):
-    seen["connections"].append(
-        [name in sys.modules for name in ("loopx_core.store.postgres.store", "loopx_core.ops.tick")]
-    )
-    begin(self, *args, **kwargs)
+    def counted(self, *args, **kwargs):
+        begin(self, *args, **kwargs)  # counted once begun: the wire's refusal of a DSN is no connection
+        seen["connections"].append(
+            [kind.__name__]
+            + [name in sys.modules for name in ("loopx_core.store.postgres.store", "loopx_core.ops.tick")]
+        )
 
-libpq.LeanConnection.__init__ = counted
+    kind.execute, kind.__init__ = executed, counted
+
+watch(libpq.LeanConnection)
+watch(wire.WireConnection)
 leave = entry._leave
 
 def watched(code):
@@ -94,22 +98,39 @@ def run(
     )
 
 
-def test_the_connection_starts_before_the_tick_loads_and_the_process_leaves_at_once(team: Path) -> None:
-    done = run(team, "-f", "json")
+TRANSPORTS = {"WireConnection": {}, "LeanConnection": NO_WIRE}
+"""Each lean transport and the environment that picks it (a unix socket: the wire's; a `PG*`
+variable: libpq's)."""
+
+
+@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
+def test_the_connection_starts_before_the_tick_loads_and_the_process_leaves_at_once(
+    team: Path, transport: str
+) -> None:
+    done = run(team, "-f", "json", env=TRANSPORTS[transport])
     seen = json.loads(done.stderr.strip().splitlines()[-1])
     assert done.returncode == 0 and json.loads(done.stdout)["decision"] == "run"
-    assert seen["connections"] == [[False, False]]  # one, begun before the store's modules and ops.tick load
+    assert seen["connections"] == [
+        [transport, False, False]
+    ]  # one, begun before the store's modules and ops.tick load
     assert seen["handlers_at_exit"] == 0  # closed by TickStart: the hot exit, no teardown
     assert seen["statements"] == 2  # the goal's documents in one, the ledger window in the other
 
 
+@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
 @pytest.mark.parametrize("hook", ["claude-stop", "claude-session-start"])
-def test_a_hook_starts_its_connection_before_the_tick_loads_as_should_run_does(team: Path, hook: str) -> None:
+def test_a_hook_starts_its_connection_before_the_tick_loads_as_should_run_does(
+    team: Path, hook: str, transport: str
+) -> None:
     event = json.dumps({"session_id": "s", "cwd": str(team)})
-    done = run(team, command=("hook", hook, "-g", "g", "-a", "builder"), stdin=event)
+    done = run(
+        team, command=("hook", hook, "-g", "g", "-a", "builder"), stdin=event, env=TRANSPORTS[transport]
+    )
     seen = json.loads(done.stderr.strip().splitlines()[-1])
     assert done.returncode == 0, done.stderr
-    assert seen["connections"] == [[False, False]]  # begun before the store's modules and ops.tick load
+    assert seen["connections"] == [
+        [transport, False, False]
+    ]  # begun before the store's modules and ops.tick load
     assert seen["handlers_at_exit"] == 0
 
 
@@ -119,6 +140,9 @@ def test_the_packet_is_typer_s(team: Path, fmt: str) -> None:
     lean = run(team, "-f", fmt)
     typer = run(team, "-f", fmt, env={"LOOPX_NO_FAST_PATH": "1"})
     assert (lean.returncode, lean.stdout) == (typer.returncode, typer.stdout)
+    assert (lean.returncode, lean.stdout) == (lambda r: (r.returncode, r.stdout))(
+        run(team, "-f", fmt, env=NO_WIRE)
+    )
     assert lean.returncode == 0
 
 
@@ -271,15 +295,19 @@ def test_a_session_over_a_unix_socket_is_not_encrypted(team: Path) -> None:
     connection.close()
 
 
+@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
 @pytest.mark.parametrize("failure", [RuntimeError, LookupError])
 def test_a_connection_begun_before_the_store_fails_to_open_is_closed(
-    team: Path, monkeypatch: pytest.MonkeyPatch, failure: type[Exception]
+    team: Path, monkeypatch: pytest.MonkeyPatch, failure: type[Exception], transport: str
 ) -> None:
     """The connection begins before the store is made: if making it fails, nothing begun is
     left open, and the tick opens (and reports on) its own store as it always did."""
-    closed: list[libpq.LeanConnection] = []
-    close = libpq.LeanConnection.close
-    monkeypatch.setattr(libpq.LeanConnection, "close", lambda self: (closed.append(self), close(self))[1])
+    for name, value in TRANSPORTS[transport].items():
+        monkeypatch.setenv(name, value)
+    kind = wire.WireConnection if transport == "WireConnection" else libpq.LeanConnection
+    closed: list[Any] = []
+    close = kind.close
+    monkeypatch.setattr(kind, "close", lambda self: (closed.append(self), close(self))[1])
 
     def refused(*args: object, **kwargs: object) -> None:
         raise failure("no store today")
@@ -288,7 +316,11 @@ def test_a_connection_begun_before_the_store_fails_to_open_is_closed(
         patch.setattr(choice, "open_target", refused)
         started = choice.TickStart(str(team), "g")
     assert started.store is None and choice._STARTED == {}
-    assert len(closed) == 1 and closed[0]._conn is None
+    assert (
+        len(closed) == 1
+        and getattr(closed[0], "_conn", None) is None
+        and getattr(closed[0], "_sock", None) is None
+    )
     with started:
         store = choice.open_for_tick(str(team))
         assert store.read_goal("g").goal_id == "g"

@@ -152,7 +152,7 @@ class TickStart:
     """The team store's connection, begun before a tick's modules load; closed at the end.
 
     `with TickStart(root, goal_id):` around a tick (cli/entry.py's should-run and hooks): on a
-    PostgreSQL store the connection begins without waiting (`libpq.begin`, before even the
+    PostgreSQL store the connection begins without waiting (`wire.begin`, before even the
     store's own modules are imported), so the server prepares its session while this process
     imports them and the tick's, and `open_for_tick` hands the tick that store, which reads
     the goal's documents in its first statement. At the end the store is closed, so no exit
@@ -171,11 +171,12 @@ class TickStart:
             target = choose(text).target
             if target == FILES:
                 return
-            from loopx_core.store.postgres import libpq  # not the store's modules yet
+            from loopx_core.store.postgres import wire  # not the store's modules yet
+            from loopx_core.store.postgres.lean_protocol import Doubt
 
             try:  # noqa: SIM105  (contextlib is not imported on a tick)
-                begun = libpq.begin(target)  # the startup packet goes now
-            except libpq.Doubt:  # the tick's first read asks psycopg, as it always did
+                begun = wire.begin(target)  # the startup packet goes now
+            except Doubt:  # the tick's first read asks psycopg, as it always did
                 pass
             store = self.store = open_target(text, target)
             store.lean_link.at_exit = False  # closed by `__exit__`, before the hot exit

@@ -4,6 +4,9 @@ reached is."""
 
 from __future__ import annotations
 
+import os
+import sys
+
 from loopx_core.errors import LockTimeoutError
 
 APPLICATION_NAME = "loopx"
@@ -33,3 +36,9 @@ class StoreUnavailableError(LockTimeoutError):
     """The database could not be reached, or the connection broke where no retry is safe (exit 6)."""
 
     code = "store_unavailable"
+
+
+def installed(name: str) -> bool:
+    """True when the package `name` is installed on `sys.path` (found without importing it): the
+    lean transports serve a store only where psycopg, which settles their every doubt, is."""
+    return any(entry and os.path.isdir(os.path.join(entry, name)) for entry in sys.path)

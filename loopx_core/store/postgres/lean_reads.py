@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from loopx_core.datetimes import datetime
     from loopx_core.store.postgres.libpq import LeanConnection
+    from loopx_core.store.postgres.wire import WireConnection
 
     class TeamStore(Protocol):
         """What the lean reads use of a `PostgresStore` (named structurally: the store module imports this one)."""
@@ -49,7 +50,7 @@ class LeanLink:
     def __init__(self, dsn: str, *, enabled: bool = True) -> None:
         self.dsn = dsn
         self.enabled = enabled
-        self._conn: LeanConnection | None = None
+        self._conn: LeanConnection | WireConnection | None = None
         self.thread = get_ident()
         """The thread the link serves (another thread's statements are psycopg's)."""
         self.at_exit = True
@@ -60,27 +61,28 @@ class LeanLink:
         unregistered, costs a hot command its quick exit (cli/entry.py's `_leave`)."""
         self._registered = False
 
-    def connection(self) -> LeanConnection:
-        """The link's libpq connection (started now if it has none); `libpq.Doubt` (and the link
+    def connection(self) -> LeanConnection | WireConnection:
+        """The link's connection (begun now if it has none: `wire.begin`); `Doubt` (and the link
         off for good) when unsure."""
-        from loopx_core.store.postgres import libpq
+        from loopx_core.store.postgres import wire
+        from loopx_core.store.postgres.lean_protocol import Doubt
 
         if not self.enabled or get_ident() != self.thread:
-            raise libpq.Doubt("the lean transport is off")
+            raise Doubt("the lean transport is off")
         if self._conn is None:
             try:
-                self.adopt(libpq.begin(self.dsn))
-            except libpq.Doubt:
+                self.adopt(wire.begin(self.dsn))
+            except Doubt:
                 self.enabled = False
                 raise
         return self._conn  # type: ignore[return-value]
 
-    def adopt(self, conn: LeanConnection) -> None:
-        """Serve `conn`, a connection `libpq.begin` began (here, or before the store was made)."""
+    def adopt(self, conn: LeanConnection | WireConnection) -> None:
+        """Serve `conn`, a connection `wire.begin` began (here, or before the store was made)."""
         conn.on_ready = self._ready
         self._conn = conn
 
-    def _ready(self, conn: LeanConnection) -> None:
+    def _ready(self, conn: LeanConnection | WireConnection) -> None:
         """The session is up: an encrypted one is closed at exit (see `at_exit`)."""
         if self.at_exit and not self._registered and conn.encrypted():
             import atexit  # a C module: end the session cleanly at exit, as psycopg's finaliser does
@@ -89,13 +91,13 @@ class LeanLink:
             self._registered = True
 
     def rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        """The statement's rows over libpq; `libpq.Doubt` (and the link off for good) when unsure."""
-        from loopx_core.store.postgres import libpq
+        """The statement's rows over the lean transport; `Doubt` (and the link off for good) when unsure."""
+        from loopx_core.store.postgres.lean_protocol import Doubt
 
         conn = self.connection()
         try:
             return conn.rows(sql, params)
-        except libpq.Doubt:
+        except Doubt:
             self.close()
             self.enabled = False
             raise
@@ -133,7 +135,7 @@ class LeanPostgresReads(DocumentReads):
     def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         """Over libpq when the store is not inside a transaction and the link is sure, else psycopg
         (a document the first statement brought is taken from there, once)."""
-        from loopx_core.store.postgres.libpq import Doubt
+        from loopx_core.store.postgres.lean_protocol import Doubt
 
         if not self.store.in_transaction:
             found = self._prefetched.pop((sql, params), None)
@@ -156,7 +158,7 @@ class LeanPostgresReads(DocumentReads):
 
     def _prefetch(self, goal_id: str) -> None:
         """`TICK_DOCUMENTS` over libpq; any doubt, or a schema not the latest, leaves it to `_ready`."""
-        from loopx_core.store.postgres.libpq import Doubt
+        from loopx_core.store.postgres.lean_protocol import Doubt
 
         try:
             goal = check_id("goal", goal_id)

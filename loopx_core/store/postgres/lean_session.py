@@ -21,7 +21,7 @@ from _thread import get_ident
 from loopx_core.store.lock import lock_timeout
 from loopx_core.store.postgres.common import StoreUnavailableError, lock_statement
 from loopx_core.store.postgres.failures import commit_rolled_back, mapped, operational_loss, retryable
-from loopx_core.store.postgres.libpq import Doubt, Failed
+from loopx_core.store.postgres.lean_protocol import Doubt, Failed
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a settlement command
 if TYPE_CHECKING:
@@ -29,9 +29,13 @@ if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     from loopx_core.errors import LoopxError
+    from loopx_core.store.postgres.lean_protocol import Outcome
     from loopx_core.store.postgres.lean_reads import LeanLink
-    from loopx_core.store.postgres.libpq import LeanConnection, Outcome
+    from loopx_core.store.postgres.libpq import LeanConnection as LibpqConnection
     from loopx_core.store.postgres.session import Session
+    from loopx_core.store.postgres.wire import WireConnection
+
+    LeanConnection = LibpqConnection | WireConnection
 
     T = TypeVar("T")
 

@@ -17,9 +17,11 @@ from __future__ import annotations
 import os
 import sys
 
-from loopx_core.datetimes import datetime
 from loopx_core.store.postgres import cdata, libc
-from loopx_core.store.postgres.common import LEAN_CONNECT_TIMEOUT_S, LIBPQ_OPTIONS
+from loopx_core.store.postgres.common import LEAN_CONNECT_TIMEOUT_S, LIBPQ_OPTIONS, installed
+from loopx_core.store.postgres.lean_protocol import Doubt, Failed, Outcome, numbered, param, reader
+
+__all__ = ["Doubt", "Failed", "LeanConnection", "Outcome", "begin", "conninfo", "library", "numbered"]
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
 if TYPE_CHECKING:
@@ -33,36 +35,6 @@ POLLING_FAILED, POLLING_READING, POLLING_WRITING, POLLING_OK = 0, 1, 2, 3
 PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_FATAL_ERROR = 1, 2, 7
 TRANS_IDLE = 0
 DIAG_SQLSTATE, DIAG_MESSAGE_PRIMARY = ord("C"), ord("M")
-TEXT_OIDS = frozenset((25, 1043))  # text, varchar: the documents are read cast to ::text
-INT_OIDS = frozenset((20, 21, 23))
-BOOL_OID = 16
-VOID_OID = 2278  # what pg_advisory_xact_lock returns
-INT64 = 1 << 63
-
-
-class Doubt(Exception):
-    """The lean transport cannot answer this for sure: ask psycopg."""
-
-
-class Failed(Exception):
-    """The server refused a statement (its SQLSTATE and primary message), or the connection
-    broke under it (`lost`; then the SQLSTATE may be None), as psycopg's error would say."""
-
-    def __init__(self, sqlstate: str | None, message: str, *, lost: bool) -> None:
-        super().__init__(message)
-        self.sqlstate = sqlstate
-        self.message = message
-        self.lost = lost
-
-
-class Outcome:
-    """A statement's rows, command status (`UPDATE 1`, `COMMIT`, `ROLLBACK`) and row count
-    (-1 where the command has none), as a psycopg cursor gives them."""
-
-    __slots__ = ("rowcount", "rows", "status")
-
-    def __init__(self, rows: list[tuple[Any, ...]], status: str, rowcount: int) -> None:
-        self.rows, self.status, self.rowcount = rows, status, rowcount
 
 
 class _Option(cdata.Structure):
@@ -87,10 +59,6 @@ def library_path() -> str | None:
     `psycopg_binary.libs`) and its pure-Python one (the system libpq).
     """
     dirs = [entry for entry in sys.path if entry and os.path.isdir(entry)]
-
-    def installed(name: str) -> bool:
-        return any(os.path.isdir(os.path.join(d, name)) for d in dirs)
-
     if not installed("psycopg"):
         return None
     impl = os.environ.get("PSYCOPG_IMPL") or (
@@ -206,32 +174,6 @@ def conninfo(dsn: str) -> dict[str, str]:
         raise Doubt("not UTF-8") from None
     finally:
         lib.PQconninfoFree(options)
-
-
-def _param(value: Any) -> bytes | None:
-    """A statement parameter as text (the server infers its type from where it stands)."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        if "\x00" in value:
-            raise Doubt("a NUL byte in a parameter")
-        return value.encode()
-    if type(value) is int and -INT64 <= value < INT64:
-        return str(value).encode()
-    if type(value) is datetime:
-        return value.isoformat().encode()
-    raise Doubt(f"a parameter of type {type(value).__name__}")
-
-
-def numbered(sql: str) -> bytes:
-    """psycopg's `%s` placeholders as libpq's `$1`, `$2`, ... (a statement with any other `%`: `Doubt`)."""
-    parts = sql.split("%s")
-    if any("%" in part for part in parts):
-        raise Doubt("a statement with a literal %")
-    out = parts[0]
-    for n, part in enumerate(parts[1:], start=1):
-        out += f"${n}{part}"
-    return out.encode()
 
 
 class LeanConnection:
@@ -353,7 +295,7 @@ class LeanConnection:
                 raise Doubt("a script with parameters")
             result = lib.PQexec(conn, sql.encode())
         else:
-            values = [_param(v) for v in params]
+            values = [param(v) for v in params]
             command = numbered(sql)
             result = lib.PQexecParams(conn, command, len(values), None, _strings(values), None, None, 0)
         if not result:
@@ -378,7 +320,7 @@ class LeanConnection:
         value asks whether it is NULL), so a window of a thousand ledger rows reads quickly."""
         lib = self._lib
         fields = lib.PQnfields(result)
-        readers = [_reader(lib.PQftype(result, col)) for col in range(fields)]
+        readers = [reader(lib.PQftype(result, col)) for col in range(fields)]
         value, isnull, rows = lib.PQgetvalue, lib.PQgetisnull, range(lib.PQntuples(result))
         if fields == 1:
             read = readers[0]
@@ -428,15 +370,3 @@ def begin(dsn: str) -> LeanConnection:
     and the lean transport's short connect timeout; `Doubt` when unsure."""
     options = {**LIBPQ_OPTIONS, "connect_timeout": str(LEAN_CONNECT_TIMEOUT_S)}
     return LeanConnection(dsn, options, timeout=LEAN_CONNECT_TIMEOUT_S)
-
-
-def _reader(oid: int) -> Any:
-    if oid in TEXT_OIDS:
-        return lambda raw: raw.decode()
-    if oid in INT_OIDS:
-        return int
-    if oid == BOOL_OID:
-        return lambda raw: raw == b"t"
-    if oid == VOID_OID:
-        return lambda raw: None
-    raise Doubt(f"a column of type {oid}")

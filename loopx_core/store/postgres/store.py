@@ -201,7 +201,7 @@ class PostgresStore(DocumentReads):
         if self._schema_checked:
             return
         if not self._pooled and not self.in_transaction:
-            from loopx_core.store.postgres.libpq import Doubt
+            from loopx_core.store.postgres.lean_protocol import Doubt
 
             try:
                 if self.lean_link.rows(VERSION, ()) == [(LATEST,)]:
