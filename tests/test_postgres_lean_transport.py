@@ -463,6 +463,15 @@ def test_a_wrong_password_fails_as_psycopg_fails(tmp_path: Path, monkeypatch: py
         assert (
             validated[0][0] == "StoreUnavailableError" and "password authentication failed" in validated[0][1]
         )
+        # the wire transport speaks no password: a server that asks for one is libpq's, at once
+        monkeypatch.delenv("PGPASSWORD")
+        begun = wire.begin(cluster.dsn("postgres") + "&password=right-password")
+        assert isinstance(begun, wire.WireConnection)
+        assert begun.rows("SELECT current_user::text, 1", ()) == [(SUPERUSER, 1)]
+        assert begun._libpq is not None and begun._sock is None and not begun.in_transaction
+        begun.execute("BEGIN", simple=True)
+        assert begun.in_transaction and begun.encrypted() is False
+        begun.close()
     finally:
         cluster.stop("immediate")
         shutil.rmtree(base, ignore_errors=True)

@@ -263,6 +263,7 @@ class WireConnection:
                         rows.append(_row(body, readers))
                 elif kind == b"T":
                     readers, rows = _readers(body), []
+                    self._data(readers, rows)
                 elif kind == b"C":
                     tag = body[:-1]
                     outcome, readers, rows = Outcome(rows, tag.decode(), counted(tag)), [], []
@@ -282,6 +283,9 @@ class WireConnection:
                 if self._sock is None:
                     raise Doubt(str(error)) from None
                 doubt = doubt or error
+            except OSError:  # the socket ended amid the rows
+                self._lost = True
+                raise Failed(None, LOST, lost=True) from None
         if failure is not None:
             raise failure
         if doubt is not None or outcome is None:
@@ -300,12 +304,40 @@ class WireConnection:
             raise failure
         return failure
 
+    def _data(self, readers: list[Any], rows: list[tuple[Any, ...]]) -> None:
+        """Read the DataRows that follow a RowDescription straight from the buffer (a window is a
+        thousand of them: one call each would double its cost); stops at any other message."""
+        buf, pos = self._buf, self._pos
+        number = int.from_bytes
+        single = readers[0] if len(readers) == 1 else None
+        while True:
+            count = len(buf)
+            while pos + 5 <= count and buf[pos] == 68:  # "D"
+                end = pos + 1 + number(buf[pos + 1 : pos + 5], "big")
+                if end < pos + 5:  # a length no message has: `_message` says so
+                    self._buf, self._pos = buf, pos
+                    return
+                if end > count:
+                    break
+                if single is not None:
+                    size = number(buf[pos + 7 : pos + 11], "big", signed=True)
+                    rows.append((None,) if size < 0 else (single(buf[pos + 11 : pos + 11 + size]),))
+                else:
+                    rows.append(_row(buf[pos + 5 : end], readers))
+                pos = end
+            self._buf, self._pos = buf, pos
+            if pos < count and buf[pos] != 68:
+                return  # another kind of message: the caller's
+            buf, pos = self._more(buf, pos)  # the rest of a row, or the next (something comes: C, Z)
+
     def _message(self) -> tuple[bytes, bytes]:
         """The next message from the server: its kind and body (`OSError` when the socket ends)."""
         buf, pos = self._buf, self._pos
         while len(buf) - pos < 5:
             buf, pos = self._more(buf, pos)
         size = 1 + int.from_bytes(buf[pos + 1 : pos + 5], "big")
+        if size < 5:
+            raise OSError("lost synchronization with the server")  # as libpq: the session is broken
         while len(buf) - pos < size:
             buf, pos = self._more(buf, pos)
         end = pos + size
