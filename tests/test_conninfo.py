@@ -8,12 +8,14 @@ specially, and on every DSN the other DSN tests generate.
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loopx_core.store import dsn as dsns
-from loopx_core.store.postgres import conninfo, libpq
+from loopx_core.store.postgres import conninfo, libpq, wire
 from loopx_core.store.postgres.lean_protocol import Doubt
 from tests.dsns import DSNS
 
@@ -138,3 +140,14 @@ def test_the_store_is_named_without_loading_libpq(monkeypatch: pytest.MonkeyPatc
         dsns.shown("postgresql://db.internal:5433/team?sslmode=require")
         == "postgresql://db.internal:5433/team"
     )
+
+
+ANY_TEXT = st.text(st.characters(), max_size=40)  # surrogates and NUL bytes included
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.one_of(ANY_TEXT, ANY_TEXT.map(lambda t: "postgresql://" + t), urls(), keyword_strings()))
+def test_any_text_is_parsed_or_a_doubt_and_a_socket_found_or_a_doubt(text: str) -> None:
+    for step in (conninfo.parse, wire.startup):
+        with contextlib.suppress(Doubt):  # anything else fails the test
+            step(text)

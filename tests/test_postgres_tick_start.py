@@ -325,3 +325,45 @@ def test_a_connection_begun_before_the_store_fails_to_open_is_closed(
         store = choice.open_for_tick(str(team))
         assert store.read_goal("g").goal_id == "g"
     store.close()
+
+
+@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
+def test_a_settlement_command_begins_its_connection_before_its_modules_load(
+    team: Path, transport: str
+) -> None:
+    """`choice.begin_early`: the wire connection begins before the settlement modules (and the
+    store's) load, and the store takes that one; on libpq's path the store begins its own."""
+    done = run(
+        team, command=("turn", "begin", "-g", "g", "-a", "builder", "-t", "t1"), env=TRANSPORTS[transport]
+    )
+    seen = json.loads(done.stderr.strip().splitlines()[-1])
+    assert done.returncode == 0, done.stdout
+    early = transport == "WireConnection"
+    assert seen["connections"] == [[transport, not early, False]]  # one connection either way
+    assert seen["handlers_at_exit"] == 0
+
+
+@pytest.mark.parametrize("where", ["opening-the-store", "before-the-store"])
+def test_a_connection_begun_for_a_command_that_fails_first_is_closed(team: Path, where: str) -> None:
+    """Whether the store fails to open or the command fails before it opens one, the connection
+    `begin_early` began is closed, and none is left for the process's next command."""
+    from loopx_core.cli import lean_settle, settle
+
+    closed: list[Any] = []
+    close = wire.WireConnection.close
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise OSError("no store today")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(wire.WireConnection, "close", lambda self: (closed.append(self), close(self))[1])
+        if where == "opening-the-store":
+            patch.setattr(choice, "open_target", refused)
+        else:
+            patch.setattr(settle, "open_root", refused)
+        with pytest.raises(SystemExit) as done:
+            lean_settle.dispatch(
+                ["--root", str(team), "turn", "begin", "-g", "g", "-a", "builder", "-t", "t1"]
+            )
+    assert done.value.code != 0
+    assert choice._BEGUN == {} and len(closed) == 1 and closed[0]._sock is None

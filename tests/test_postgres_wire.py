@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from loopx_core.store.postgres import libpq, wire
 from loopx_core.store.postgres.common import LEAN_CONNECT_TIMEOUT_S, LIBPQ_OPTIONS
 from loopx_core.store.postgres.lean_protocol import Doubt, Failed
+from tests.pg import Cluster, cluster_fixture  # noqa: F401  (the session fixture pg_cluster)
 from tests.wire_server import HELLO, READY, message, read_frontend, send_in_chunks, serving
 
 EXAMPLES = settings(
@@ -223,3 +224,34 @@ def test_a_pg_variable_is_libpq_s(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PGOPTIONS", "-c work_mem=1MB")  # libpq would send it
     with pytest.raises(Doubt):
         wire.startup("host=/s dbname=x user=u")
+
+
+class Interrupted(Exception):
+    """What the test's signal handler raises amid a read."""
+
+
+def test_a_statement_cut_short_by_a_signal_leaves_the_session_in_step(pg_cluster: Cluster) -> None:
+    """A signal handler that raises while the answers are read (as KeyboardInterrupt would): the
+    next statement first reads past what is left, as libpq's `PQexec` does, and answers itself."""
+    import signal
+
+    conn = wire.WireConnection(pg_cluster.fresh_schema())
+    assert conn.rows("SELECT 1", ()) == [(1,)]
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise Interrupted
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        with pytest.raises(Interrupted):
+            conn.execute("SELECT pg_sleep(0.3)::text, 'late'::text")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert conn.in_transaction  # its answers are still coming: not idle, as libpq says of a busy session
+    assert conn.rows("SELECT 2", ()) == [(2,)]
+    assert not conn.in_transaction
+    conn.execute("BEGIN", simple=True)
+    assert conn.execute("COMMIT", simple=True).status == "COMMIT"
+    conn.close()

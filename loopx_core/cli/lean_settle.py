@@ -207,6 +207,9 @@ def dispatch(argv: list[str], *, process: bool = False) -> None:
 
         gc.disable()
 
+    from loopx_core.store.choice import begin_early, forget_begun
+
+    begin_early(parsed.root)  # a team store's server prepares the session while the rest imports
     from loopx_core.cli import settle
     from loopx_core.cli.output import report_internal, requested_format
 
@@ -223,4 +226,6 @@ def dispatch(argv: list[str], *, process: bool = False) -> None:
         raise SystemExit(1) from None
     except Exception as error:  # as typer's group: one internal-error line, never a traceback
         code = report_internal(error, requested_format(list(argv), None))
+    finally:
+        forget_begun()  # a connection no store took (the command refused first) ends here
     raise SystemExit(code)  # a closed pipe or a full disk: the guarded stdout (cli/pipe.py) says so at exit

@@ -146,6 +146,43 @@ def open_target(root: Path | str, target: str, *, shared: bool = False, lean: bo
 
 _STARTED: dict[str, Any] = {}
 """Team stores whose connection a `TickStart` began: root -> store, for `open_for_tick`."""
+_BEGUN: dict[str, tuple[str, Any]] = {}
+"""What `begin_early` chose and began: root -> (the store's target, its wire connection or None)."""
+
+
+def begin_early(root: str | None) -> None:
+    """Begin the team store's connection now, if the project at `root` (`--root`, None: found
+    from the working folder) has one the wire transport speaks to, so its server prepares the
+    session while a settlement command imports its modules; `open_settle_store` takes it.
+    Nothing is reported here: whatever goes wrong, the command meets again and reports."""
+    try:
+        from loopx_core.store.roots import find_root_text
+
+        text = find_root_text(root)
+        target = choose(text).target
+        if target == FILES:
+            _BEGUN[text] = (target, None)  # chosen once: `open_settle_store` does not read it again
+            return
+        from loopx_core.store.postgres.wire import WireConnection
+
+        _BEGUN[text] = (target, WireConnection(target))  # a plain socket: nothing to close at exit
+    except Exception:
+        pass
+
+
+def take_begun(root: str) -> tuple[str, Any] | None:
+    """The target `begin_early` chose for `root` and the connection it began (or None), once
+    (None: it chose nothing for that root)."""
+    return _BEGUN.pop(root, None)
+
+
+def forget_begun() -> None:
+    """Close what `begin_early` began and no store took (a process that runs many commands
+    must not hand one command's choice to the next)."""
+    while _BEGUN:
+        _, (_, conn) = _BEGUN.popitem()
+        if conn is not None:
+            conn.close()
 
 
 class TickStart:

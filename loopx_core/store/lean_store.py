@@ -166,9 +166,19 @@ def open_settle_store(root: Path | str) -> Any:
     on files, the team store's lean twin (`postgres.lean_store`) on PostgreSQL. Given the root as
     a string (`roots.find_root_text`), a settlement command loads pathlib on neither: each store
     makes its root a `Path` only when one is asked for."""
-    from loopx_core.store.choice import FILES, choose, open_target
+    from loopx_core.store.choice import FILES, choose, open_target, take_begun
 
-    target = choose(root).target
+    begun = take_begun(os.fspath(root))
+    target = begun[0] if begun is not None else choose(root).target  # chosen once, where it began
     if target == FILES:
         return LeanSettleStore(root)
-    return open_target(root, target, lean=True)
+    conn = begun[1] if begun is not None else None
+    try:
+        store = open_target(root, target, lean=True)
+    except BaseException:
+        if conn is not None:
+            conn.close()  # nothing begun is left open
+        raise
+    if conn is not None:
+        store.lean_link.adopt(conn)
+    return store

@@ -42,6 +42,10 @@ def parse(dsn: str) -> dict[str, str]:
     """The DSN's libpq parameters that are set, as `PQconninfoParse` gives them; `Doubt` when unsure."""
     if "\x00" in dsn:
         raise Doubt("a NUL byte")
+    try:
+        dsn.encode()
+    except UnicodeEncodeError:  # a lone surrogate (from a JSON escape): libpq would never see it
+        raise Doubt("not encodable") from None
     for prefix in URL_PREFIXES:
         if dsn.startswith(prefix):
             return _url(dsn[len(prefix) :])
@@ -148,13 +152,9 @@ def _url(rest: str) -> dict[str, str]:
         rest = rest[at + 1 :]
     if rest.startswith("["):
         raise Doubt("an IPv6 address")
-    end = _first(rest, ":/?,")
-    host, stop = rest[:end], rest[end : end + 1]
-    rest = rest[end + 1 :]
+    host, stop, rest = _cut(rest, ":/?,")
     if stop == ":":
-        end = _first(rest, "/?,")
-        port, stop = rest[:end], rest[end : end + 1]
-        rest = rest[end + 1 :]
+        port, stop, rest = _cut(rest, "/?,")
         if port:
             params["port"] = _decoded(port)
     if stop == ",":
@@ -162,9 +162,7 @@ def _url(rest: str) -> dict[str, str]:
     if host:
         params["host"] = _decoded(host)
     if stop == "/":
-        end = _first(rest, "?")
-        dbname, stop = rest[:end], rest[end : end + 1]
-        rest = rest[end + 1 :]
+        dbname, stop, rest = _cut(rest, "?")
         if dbname:
             params["dbname"] = _decoded(dbname)
     if stop:  # "?": the query parameters
@@ -184,6 +182,13 @@ def _query(text: str, params: dict[str, str]) -> None:
         if key == "ssl":  # libpq's JDBC alias (ssl=true is sslmode=require)
             raise Doubt("the ssl alias")
         _store(params, key, value)
+
+
+def _cut(text: str, stops: str) -> tuple[str, str, str]:
+    """`text` cut at its first character of `stops`: what is before, that character ("" at the
+    end), what is after."""
+    end = _first(text, stops)
+    return text[:end], text[end : end + 1], text[end + 1 :]
 
 
 def _first(text: str, stops: str) -> int:

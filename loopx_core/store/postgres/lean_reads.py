@@ -1,7 +1,8 @@
 """A tick's reads of the PostgreSQL store with neither pydantic nor psycopg.
 
-`LeanPostgresReads` reads the rows a tick needs through libpq directly (`libpq`, one
-connection per store and thread that first asked) and parses them with the generated lean
+`LeanPostgresReads` reads the rows a tick needs through a lean transport (`wire`, the
+protocol itself over a unix socket, else `libpq`; one connection per store and thread that
+first asked) and parses them with the generated lean
 readers. Whenever the lean transport is in doubt (no libpq, a connection or a statement that
 fails, a schema that is not the latest, a pooled store, a read inside a transaction) it asks
 the store's own psycopg path for that read and every later one, so each error and exit code a
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 
 
 class LeanLink:
-    """The lean transport of one store: a libpq connection opened on first use, dropped on any doubt."""
+    """The lean transport of one store: a connection (`wire.begin`'s) opened on first use, dropped on any doubt."""
 
     def __init__(self, dsn: str, *, enabled: bool = True) -> None:
         self.dsn = dsn

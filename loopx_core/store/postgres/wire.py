@@ -29,22 +29,10 @@ if TYPE_CHECKING:
 
     from loopx_core.store.postgres.libpq import LeanConnection
 
-WIRE_KEYS = frozenset(
-    {
-        "application_name",
-        "client_encoding",
-        "connect_timeout",
-        "dbname",
-        "fallback_application_name",
-        "host",
-        "options",
-        "password",
-        "port",
-        "user",
-    }
-)
-"""The DSN keys a wire connection honours (the last four of `LIBPQ_OPTIONS`' are overridden by
-it, as libpq's are; a password is never sent: a server that asks for one is libpq's)."""
+WIRE_KEYS = conninfo.KEYS - {"hostaddr", "passfile", "service", "sslmode", "target_session_attrs"}
+"""The DSN keys a wire connection honours: the store's own options win over `application_name`,
+`client_encoding` and `connect_timeout`, as they do on libpq's path; a password is never sent
+(a server that asks for one is libpq's); the keys left out change how libpq connects."""
 PROTOCOL = (3 << 16).to_bytes(4, "big")
 SYNC, TERMINATE = b"S\x00\x00\x00\x04", b"X\x00\x00\x00\x04"
 LOST = "server closed the connection unexpectedly"
@@ -109,6 +97,7 @@ class WireConnection:
         self._ready = False
         self._lost = False
         self._status = b"I"
+        self._busy = False  # a statement's answers are not all read (a signal cut the read short)
         self._buf = b""
         self._pos = 0
         self.on_ready: Callable[[Any], None] | None = None
@@ -187,7 +176,7 @@ class WireConnection:
             return self._libpq.in_transaction
         if not self._ready or self._sock is None:
             return False
-        return self._lost or self._status != b"I"
+        return self._lost or self._busy or self._status != b"I"
 
     def close(self) -> None:
         """Close the session (again: nothing)."""
@@ -228,12 +217,26 @@ class WireConnection:
             request = b"Q" + (len(text) + 4).to_bytes(4, "big") + text
         else:
             request = _extended(numbered(sql), [param(v) for v in params])
+        if self._busy:
+            self._skip()
         try:
             self._sock.sendall(request)
         except OSError:
             self._lost = True
             raise Failed(None, LOST, lost=True) from None
+        except BaseException:  # a signal amid the request: the server waits for its rest
+            self.close()
+            raise
+        self._busy = True
         return self._outcome()
+
+    def _skip(self) -> None:
+        """Read past what is left of an earlier statement's answers, as libpq's `PQexec` does."""
+        while True:
+            kind, body = self._answer()
+            if kind == b"Z":
+                self._status, self._busy = body, False
+                return
 
     def _outcome(self) -> Outcome:
         """Read the answers up to ReadyForQuery: the last statement's outcome, or its failure.
@@ -249,13 +252,9 @@ class WireConnection:
         readers: list[Any] = []
         rows: list[tuple[Any, ...]] = []
         while True:
-            try:
-                kind, body = self._message()
-            except OSError:
-                self._lost = True
-                raise Failed(None, LOST, lost=True) from None
+            kind, body = self._answer()
             if kind == b"Z":
-                self._status = body
+                self._status, self._busy = body, False
                 break
             try:
                 if kind == b"D":
@@ -303,6 +302,14 @@ class WireConnection:
             self._lost = failure.lost = True
             raise failure
         return failure
+
+    def _answer(self) -> tuple[bytes, bytes]:
+        """The next message of a statement's answers; `Failed` (lost) when the socket ends."""
+        try:
+            return self._message()
+        except OSError:
+            self._lost = True
+            raise Failed(None, LOST, lost=True) from None
 
     def _data(self, readers: list[Any], rows: list[tuple[Any, ...]]) -> None:
         """Read the DataRows that follow a RowDescription straight from the buffer (a window is a
