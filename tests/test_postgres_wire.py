@@ -255,3 +255,89 @@ def test_a_statement_cut_short_by_a_signal_leaves_the_session_in_step(pg_cluster
     conn.execute("BEGIN", simple=True)
     assert conn.execute("COMMIT", simple=True).status == "COMMIT"
     conn.close()
+
+
+def test_a_signal_amid_a_message_that_spans_reads_loses_none_of_it(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The first part of a long message is kept as soon as it is read: a signal before its rest
+    arrives leaves the session in step (the next statement reads past the rest, then answers)."""
+    import signal
+    import time
+
+    notice = message(b"N", b"SNOTICE\x00M" + b"x" * 300_000 + b"\x00\x00")
+    answer = message(b"1") + message(b"2") + description(1)
+
+    def script(conn: Any) -> None:
+        conn.sendall(HELLO)
+        read_frontend(conn)
+        conn.sendall(notice[:150_000])
+        time.sleep(0.3)  # the client's signal comes now
+        conn.sendall(notice[150_000:] + answer + data_row(["first"]) + message(b"C", b"SELECT 1\x00") + READY)
+        read_frontend(conn)
+        conn.sendall(answer + data_row(["second"]) + message(b"C", b"SELECT 1\x00") + READY)
+        read_frontend(conn)
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise Interrupted
+
+    with serving(tmp_path_factory.mktemp("w"), script) as server:
+        conn = wire.WireConnection(server.dsn)
+        conn._connected()
+        previous = signal.signal(signal.SIGALRM, interrupt)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0.1)
+            with pytest.raises(Interrupted):
+                conn.execute("SELECT 1")
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        assert conn.rows("SELECT 2", ()) == [("second",)]
+        conn.close()
+
+
+@pytest.mark.parametrize("transport", ["libpq", "wire"])
+def test_parameters_that_do_not_fit_the_statement_fail_alike(pg_cluster: Cluster, transport: str) -> None:
+    dsn = pg_cluster.fresh_schema()
+    conn = wire.WireConnection(dsn) if transport == "wire" else libpq.LeanConnection(dsn, LEAN_OPTIONS)
+    with pytest.raises(Failed) as refused:  # more values than placeholders: the server's refusal
+        conn.execute("SELECT %s::text", ("a", "b"))
+    assert (refused.value.sqlstate, refused.value.lost) == ("08P01", False)
+    with pytest.raises(Doubt):  # more than a Bind message can carry
+        conn.execute("SELECT 1", tuple("x" for _ in range(70_000)))
+    assert conn.rows("SELECT 3", ()) == [(3,)]
+    conn.close()
+
+
+def test_a_socket_path_libpq_would_refuse_is_libpq_s() -> None:
+    fits = "/" + "s" * (107 - len("/.s.PGSQL.5432") - 1)
+    assert len(wire.startup(f"host={fits} user=u")[0]) == 107
+    with pytest.raises(Doubt):
+        wire.startup(f"host={fits}s user=u")  # 108 bytes: libpq says the path is too long
+    assert wire.startup("host=/run/pg/ user=u")[0] == "/run/pg//.s.PGSQL.5432"  # as libpq joins it
+
+
+@pytest.mark.parametrize("transport", ["libpq", "wire", "psycopg"])
+def test_a_fatal_error_amid_a_statement_keeps_its_sqlstate_as_psycopg_does(
+    pg_cluster: Cluster, transport: str
+) -> None:
+    """The backend ends the session in the middle of a statement (here it terminates itself):
+    each transport reports the FATAL error's SQLSTATE and a lost session, as psycopg does."""
+    import psycopg
+
+    dsn = pg_cluster.fresh_schema()
+    statement = "SELECT pg_terminate_backend(pg_backend_pid())"
+    if transport == "psycopg":
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            with pytest.raises(psycopg.OperationalError) as broke:
+                conn.execute(statement)
+            assert (broke.value.sqlstate, conn.broken) == ("57P01", True)
+        return
+    lean = wire.WireConnection(dsn) if transport == "wire" else libpq.LeanConnection(dsn, LEAN_OPTIONS)
+    with pytest.raises(Failed) as refused:
+        lean.execute(statement)
+    assert (refused.value.sqlstate, refused.value.lost) == ("57P01", True)
+    with pytest.raises(Failed) as again:
+        lean.execute("SELECT 1")
+    assert again.value.lost and lean.in_transaction  # its state unknown, as libpq says of a lost session
+    lean.close()

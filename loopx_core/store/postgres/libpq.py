@@ -33,6 +33,7 @@ CONNECTION_OK = 0
 CONNECTION_BAD = 1
 POLLING_FAILED, POLLING_READING, POLLING_WRITING, POLLING_OK = 0, 1, 2, 3
 PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_FATAL_ERROR = 1, 2, 7
+PGRES_COPY = frozenset((3, 4, 8))  # COPY_OUT, COPY_IN, COPY_BOTH
 TRANS_IDLE = 0
 DIAG_SQLSTATE, DIAG_MESSAGE_PRIMARY = ord("C"), ord("M")
 
@@ -116,8 +117,9 @@ def _prototypes(lib: Any) -> None:
         ("PQsocket", i, [p]),
         ("PQstatus", i, [p]),
         ("PQparameterStatus", s, [p, s]),
-        ("PQexecParams", p, [p, s, i, p, c_char_pp, p, p, i]),
-        ("PQexec", p, [p, s]),
+        ("PQsendQueryParams", i, [p, s, i, p, c_char_pp, p, p, i]),
+        ("PQsendQuery", i, [p, s]),
+        ("PQgetResult", p, [p]),
         ("PQcmdStatus", s, [p]),
         ("PQcmdTuples", s, [p]),
         ("PQresultErrorField", s, [p, i]),
@@ -293,11 +295,12 @@ class LeanConnection:
         if simple:
             if params or "\x00" in sql:
                 raise Doubt("a script with parameters")
-            result = lib.PQexec(conn, sql.encode())
+            sent = lib.PQsendQuery(conn, sql.encode())
         else:
             values = [param(v) for v in params]
             command = numbered(sql)
-            result = lib.PQexecParams(conn, command, len(values), None, _strings(values), None, None, 0)
+            sent = lib.PQsendQueryParams(conn, command, len(values), None, _strings(values), None, None, 0)
+        result = self._result() if sent else None
         if not result:
             raise self._failure(None)
         try:
@@ -313,6 +316,26 @@ class LeanConnection:
             raise Doubt("an unreadable value") from None
         finally:
             lib.PQclear(result)
+
+    def _result(self) -> Any:
+        """The statement's result as psycopg takes it: its first error if any (a FATAL one keeps its
+        SQLSTATE, where `PQexec` would give the bare loss that follows it), else the last; None
+        when there is none. Every other result is cleared."""
+        lib, conn = self._lib, self._conn
+        kept = None
+        while True:
+            result = lib.PQgetResult(conn)
+            if not result:
+                return kept
+            status = lib.PQresultStatus(result)
+            if kept is not None and lib.PQresultStatus(kept) == PGRES_FATAL_ERROR:
+                lib.PQclear(result)
+            else:
+                if kept is not None:
+                    lib.PQclear(kept)
+                kept = result
+            if status in PGRES_COPY or lib.PQstatus(conn) == CONNECTION_BAD:
+                return kept  # as `PQexec`: a COPY waits on this side, a broken session has no more
 
     def _rows(self, result: Any) -> list[tuple[Any, ...]]:
         """Every row, each value read by its column's type: one call into libpq per value

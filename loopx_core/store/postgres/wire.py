@@ -66,7 +66,10 @@ def startup(dsn: str, environ: dict[str, str] | os._Environ[str] | None = None) 
     pairs += [(key, LIBPQ_OPTIONS[key]) for key in ("application_name", "client_encoding")]
     body = PROTOCOL + b"".join(key.encode() + b"\x00" + value.encode() + b"\x00" for key, value in pairs)
     packet = (len(body) + 5).to_bytes(4, "big") + body + b"\x00"
-    return f"{host.rstrip('/') or ''}/.s.PGSQL.{int(port)}", packet
+    path = f"{host}/.s.PGSQL.{int(port)}"  # as libpq makes it (a trailing slash kept)
+    if len(path.encode()) >= 108:  # libpq's limit (sizeof sun_path); the kernel's is a byte more
+        raise Doubt("a socket path libpq refuses")
+    return path, packet
 
 
 def _os_user() -> str:
@@ -214,6 +217,8 @@ class WireConnection:
             if params or "\x00" in sql:
                 raise Doubt("a script with parameters")
             text = sql.encode() + b"\x00"
+            if len(text) > 1 << 30:
+                raise Doubt("more than a message holds")
             request = b"Q" + (len(text) + 4).to_bytes(4, "big") + text
         else:
             request = _extended(numbered(sql), [param(v) for v in params])
@@ -352,18 +357,24 @@ class WireConnection:
         return buf[pos : pos + 1], buf[pos + 5 : end]
 
     def _more(self, buf: bytes, pos: int) -> tuple[bytes, int]:
+        """`buf` from `pos` on, with what the socket brings next, kept at once: a signal that cuts
+        a later read short loses nothing already read (`_skip` goes on from here)."""
         chunk = self._sock.recv(262144)
         if not chunk:
             raise OSError(LOST)
-        return buf[pos:] + chunk, 0
+        self._buf, self._pos = buf[pos:] + chunk, 0
+        return self._buf, 0
 
 
 def _extended(command: bytes, values: list[bytes | None]) -> bytes:
-    """Parse (types left to the server), Bind (text in, text out), Describe, Execute, Sync."""
+    """Parse (no types given: the server infers each, as `PQexecParams` with no types asks),
+    Bind (text in, text out), Describe, Execute, Sync."""
     if b"\x00" in command:
         raise Doubt("a NUL byte in a statement")
+    if len(values) > 65535 or len(command) + sum(len(v or b"") for v in values) > 1 << 30:
+        raise Doubt("more than a message holds")  # libpq refuses these too
     count = len(values).to_bytes(2, "big")
-    parse = b"\x00" + command + b"\x00" + count + b"\x00\x00\x00\x00" * len(values)
+    parse = b"\x00" + command + b"\x00" + b"\x00\x00"
     bind = [b"\x00\x00\x00\x00", count]
     for value in values:
         bind.append(b"\xff\xff\xff\xff" if value is None else len(value).to_bytes(4, "big") + value)
