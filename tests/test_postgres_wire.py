@@ -230,25 +230,29 @@ class Interrupted(Exception):
     """What the test's signal handler raises amid a read."""
 
 
-def test_a_statement_cut_short_by_a_signal_leaves_the_session_in_step(pg_cluster: Cluster) -> None:
-    """A signal handler that raises while the answers are read (as KeyboardInterrupt would): the
-    next statement first reads past what is left, as libpq's `PQexec` does, and answers itself."""
+def interrupted(seconds: float, call: Any) -> None:
+    """`call()` cut short by a signal handler that raises after `seconds` (as KeyboardInterrupt would)."""
     import signal
-
-    conn = wire.WireConnection(pg_cluster.fresh_schema())
-    assert conn.rows("SELECT 1", ()) == [(1,)]
 
     def interrupt(signum: int, frame: object) -> None:
         raise Interrupted
 
     previous = signal.signal(signal.SIGALRM, interrupt)
     try:
-        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
         with pytest.raises(Interrupted):
-            conn.execute("SELECT pg_sleep(0.3)::text, 'late'::text")
+            call()
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_statement_cut_short_by_a_signal_leaves_the_session_in_step(pg_cluster: Cluster) -> None:
+    """A signal handler that raises while the answers are read (as KeyboardInterrupt would): the
+    next statement first reads past what is left, as libpq's `PQexec` does, and answers itself."""
+    conn = wire.WireConnection(pg_cluster.fresh_schema())
+    assert conn.rows("SELECT 1", ()) == [(1,)]
+    interrupted(0.05, lambda: conn.execute("SELECT pg_sleep(0.3)::text, 'late'::text"))
     assert conn.in_transaction  # its answers are still coming: not idle, as libpq says of a busy session
     assert conn.rows("SELECT 2", ()) == [(2,)]
     assert not conn.in_transaction
@@ -262,7 +266,6 @@ def test_a_signal_amid_a_message_that_spans_reads_loses_none_of_it(
 ) -> None:
     """The first part of a long message is kept as soon as it is read: a signal before its rest
     arrives leaves the session in step (the next statement reads past the rest, then answers)."""
-    import signal
     import time
 
     notice = message(b"N", b"SNOTICE\x00M" + b"x" * 300_000 + b"\x00\x00")
@@ -278,20 +281,10 @@ def test_a_signal_amid_a_message_that_spans_reads_loses_none_of_it(
         conn.sendall(answer + data_row(["second"]) + message(b"C", b"SELECT 1\x00") + READY)
         read_frontend(conn)
 
-    def interrupt(signum: int, frame: object) -> None:
-        raise Interrupted
-
     with serving(tmp_path_factory.mktemp("w"), script) as server:
         conn = wire.WireConnection(server.dsn)
         conn._connected()
-        previous = signal.signal(signal.SIGALRM, interrupt)
-        try:
-            signal.setitimer(signal.ITIMER_REAL, 0.1)
-            with pytest.raises(Interrupted):
-                conn.execute("SELECT 1")
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+        interrupted(0.1, lambda: conn.execute("SELECT 1"))
         assert conn.rows("SELECT 2", ()) == [("second",)]
         conn.close()
 
