@@ -334,3 +334,32 @@ def test_a_fatal_error_amid_a_statement_keeps_its_sqlstate_as_psycopg_does(
         lean.execute("SELECT 1")
     assert again.value.lost and lean.in_transaction  # its state unknown, as libpq says of a lost session
     lean.close()
+
+
+@pytest.mark.parametrize(
+    ("tag", "rows"),
+    [
+        ("INSERT 0 2", 2),
+        ("INSERT 5", -1),
+        ("INSERT 0 2 3", -1),
+        ("SELECT 12", 12),
+        ("SELECT 1 2", -1),
+        ("SELECT \u0663", -1),
+        ("SELECT ", -1),
+        ("SELECT", -1),
+        ("UPDATE 0", 0),
+        ("DELETE 4", 4),
+        ("MERGE 3", 3),
+        ("FETCH 1", 1),
+        ("MOVE 2", 2),
+        ("COPY 7", 7),
+        ("CREATE TABLE", -1),
+        ("BEGIN", -1),
+    ],
+)
+def test_a_command_tag_counts_rows_as_pqcmdtuples_reads_it(tag: str, rows: int) -> None:
+    """libpq's `PQcmdTuples`: the digits after the command (an INSERT's after its OID), all
+    ASCII digits and at least one, else nothing (-1 as a row count)."""
+    from loopx_core.store.postgres.lean_protocol import counted
+
+    assert counted(tag.encode()) == rows

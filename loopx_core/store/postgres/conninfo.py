@@ -178,10 +178,7 @@ def _query(text: str, params: dict[str, str]) -> None:
         key, equals, value = pair.partition("=")
         if not equals or "=" in value:
             raise Doubt("a query parameter without one '='")
-        key, value = _decoded(key), _decoded(value)
-        if key == "ssl":  # libpq's JDBC alias (ssl=true is sslmode=require)
-            raise Doubt("the ssl alias")
-        _store(params, key, value)
+        _store(params, _decoded(key), _decoded(value))  # `ssl` (libpq's JDBC alias) is no key here
 
 
 def _cut(text: str, stops: str) -> tuple[str, str, str]:

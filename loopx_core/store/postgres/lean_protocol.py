@@ -73,15 +73,13 @@ def counted(tag: bytes) -> int:
     """The rows a command tag counts (`UPDATE 3`: 3; `INSERT 0 2`: 2), -1 where it counts none,
     as libpq's `PQcmdTuples` and then psycopg's `rowcount` read it."""
     if tag.startswith(b"INSERT "):
-        _oid, space, digits = tag[7:].partition(b" ")
-        if not space:
-            return -1
+        digits = tag[7:].partition(b" ")[2]  # after the OID (none without its space)
     else:
         prefix = next((p for p in _COUNTED if tag.startswith(p)), None)
         if prefix is None:
             return -1
         digits = tag[len(prefix) :]
-    return int(digits) if digits.isdigit() and digits.isascii() else -1
+    return int(digits) if digits.isdigit() else -1  # bytes.isdigit: ASCII digits, at least one
 
 
 def reader(oid: int) -> Any:
