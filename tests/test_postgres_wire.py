@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loopx_core.store.postgres import libpq, wire
-from loopx_core.store.postgres.common import LEAN_CONNECT_TIMEOUT_S, LIBPQ_OPTIONS
+from loopx_core.store.postgres.common import LEAN_LIBPQ_OPTIONS
 from loopx_core.store.postgres.lean_protocol import Doubt, Failed
 from tests.pg import Cluster, cluster_fixture  # noqa: F401  (the session fixture pg_cluster)
 from tests.wire_server import HELLO, READY, message, read_frontend, send_in_chunks, serving
@@ -28,7 +28,7 @@ EXAMPLES = settings(
 TEXT = st.text(
     st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="\x00"), max_size=12
 )
-LEAN_OPTIONS = {**LIBPQ_OPTIONS, "connect_timeout": str(LEAN_CONNECT_TIMEOUT_S)}
+LEAN_OPTIONS = LEAN_LIBPQ_OPTIONS
 
 
 @pytest.fixture(autouse=True)

@@ -22,6 +22,8 @@ LEAN_CONNECT_TIMEOUT_S = 2
 """How long the lean transport waits for a server (libpq's least): a healthy one answers in
 milliseconds, and one that does not is psycopg's to wait for (its retries, its error), so an
 unreachable server costs a tick 2 s more than before, not twice the 10 s."""
+LEAN_LIBPQ_OPTIONS = {**LIBPQ_OPTIONS, "connect_timeout": str(LEAN_CONNECT_TIMEOUT_S)}
+"""The options of a lean transport's libpq connection: the store's, with the short timeout."""
 
 
 def lock_statement(keys: list[str]) -> str:

@@ -18,7 +18,11 @@ import os
 import sys
 
 from loopx_core.store.postgres import cdata, libc
-from loopx_core.store.postgres.common import LEAN_CONNECT_TIMEOUT_S, LIBPQ_OPTIONS, installed
+from loopx_core.store.postgres.common import (
+    LEAN_CONNECT_TIMEOUT_S,
+    LEAN_LIBPQ_OPTIONS,
+    installed,
+)
 from loopx_core.store.postgres.lean_protocol import Doubt, Failed, Outcome, numbered, param, reader
 
 __all__ = ["Doubt", "Failed", "LeanConnection", "Outcome", "begin", "conninfo", "library", "numbered"]
@@ -391,5 +395,5 @@ class LeanConnection:
 def begin(dsn: str) -> LeanConnection:
     """A connection to `dsn` begun without waiting, with the options psycopg's path gives it
     and the lean transport's short connect timeout; `Doubt` when unsure."""
-    options = {**LIBPQ_OPTIONS, "connect_timeout": str(LEAN_CONNECT_TIMEOUT_S)}
+    options = LEAN_LIBPQ_OPTIONS
     return LeanConnection(dsn, options, timeout=LEAN_CONNECT_TIMEOUT_S)

@@ -19,7 +19,12 @@ import _socket
 import os
 
 from loopx_core.store.postgres import conninfo
-from loopx_core.store.postgres.common import LEAN_CONNECT_TIMEOUT_S, LIBPQ_OPTIONS, installed
+from loopx_core.store.postgres.common import (
+    LEAN_CONNECT_TIMEOUT_S,
+    LEAN_LIBPQ_OPTIONS,
+    LIBPQ_OPTIONS,
+    installed,
+)
 from loopx_core.store.postgres.lean_protocol import Doubt, Failed, Outcome, counted, numbered, param, reader
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
@@ -162,7 +167,7 @@ class WireConnection:
         from loopx_core.store.postgres import libpq
 
         self.close()
-        options = {**LIBPQ_OPTIONS, "connect_timeout": str(LEAN_CONNECT_TIMEOUT_S)}
+        options = LEAN_LIBPQ_OPTIONS
         conn = libpq.LeanConnection(self.dsn, options, timeout=max(self._deadline - now, 0.0))
         conn.on_ready = lambda _: self.on_ready(self) if self.on_ready is not None else None
         self._libpq = conn
