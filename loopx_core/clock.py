@@ -1,17 +1,18 @@
 """Time: one injectable clock so packets and snapshots are reproducible.
 
 `LOOPX_NOW` (an ISO-8601 time with offset) freezes "now" for tests and demos. Every time
-LoopX reads (options, `LOOPX_NOW`, files) lies in the domain's range (`models.domain.Time`).
+LoopX reads (options, `LOOPX_NOW`, files) lies in the domain's range (`schema.domain.Time`).
 """
 
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
 
-from loopx_core.datetimes import UTC, datetime
 from loopx_core.errors import UsageError
 from loopx_core.ids import shown_value
-from loopx_core.models.constants import MAX_TIME, MIN_TIME
+from loopx_core.models.record import Invalid
+from loopx_core.models.records import InputTime
 
 
 def parse_time(text: str, *, what: str = "time") -> datetime:
@@ -24,14 +25,10 @@ def parse_time(text: str, *, what: str = "time") -> datetime:
         ) from None
     if value.tzinfo is None:
         raise UsageError(f"{what} {shown_value(text)} has no UTC offset: add Z or +HH:MM")
-    if value.utcoffset() is not None and MIN_TIME <= value < MAX_TIME:
-        return value.astimezone(UTC)  # inside `InputTime`: what `check` gives, without pydantic
-    from loopx_core.models.domain import InputTime, check, describe  # the domain's own verdict
-
     try:
-        return check(what, InputTime, value).astimezone(UTC)
-    except UsageError:
-        raise UsageError(f"invalid {what} {shown_value(text)}: must be {describe(InputTime)}") from None
+        return InputTime.load(value).astimezone(UTC)
+    except Invalid:
+        raise UsageError(f"invalid {what} {shown_value(text)}: must be {InputTime.describe()}") from None
 
 
 def now() -> datetime:

@@ -2,87 +2,36 @@
 
 from __future__ import annotations
 
-
-class ExitCode(int):
-    """A process exit code: an int that carries its documented name (docs/cli.md, stable).
-
-    Not an `IntEnum`: `enum` (with the functools and collections it loads) costs every process
-    about 3 ms at start-up, and every command imports this module, each heartbeat's too. The
-    codes are `EXIT_CODES` (indexed by value) and attributes of this class (`ExitCode.USAGE`).
-    """
-
-    name: str
-    """The code's name in upper case (`USAGE`), as docs/cli.md lists it in lower case."""
-
-    OK: ExitCode
-    INTERNAL: ExitCode
-    USAGE: ExitCode
-    NOT_FOUND: ExitCode
-    STATE_INVALID: ExitCode
-    CONFLICT: ExitCode
-    LOCK_TIMEOUT: ExitCode
-    REFUSED: ExitCode
-    SCHEMA_UNSUPPORTED: ExitCode
-    DRIFT: ExitCode
-    INVALID_IDENTITY: ExitCode
-    RECEIPT_MISSING: ExitCode
-    IDENTITY_MISMATCH: ExitCode
-    WRITEBACK_MISSING: ExitCode
-    WRITEBACK_REJECTED: ExitCode
-    BUDGET_REJECTED: ExitCode
-    PERMISSION_DENIED: ExitCode
-    CANCELLED: ExitCode
-    CLOSEOUT_REJECTED: ExitCode
-    LEASE_LOST: ExitCode
-
-    def __new__(cls, value: int, name: str) -> ExitCode:
-        """The code `value` named `name`."""
-        code = int.__new__(cls, value)
-        code.name = name
-        return code
-
-    def __getnewargs__(self) -> tuple[int, str]:
-        """What a copy or a pickle rebuilds the code from."""
-        return int(self), self.name
-
-    def __repr__(self) -> str:
-        return f"<ExitCode.{self.name}: {int(self)}>"
-
-    __str__ = int.__repr__  # str() and f-strings give the number, as an IntEnum's do
+from enum import IntEnum
 
 
-EXIT_CODES: tuple[ExitCode, ...] = tuple(
-    ExitCode(value, name)
-    for value, name in enumerate(
-        (
-            "OK",
-            "INTERNAL",
-            "USAGE",
-            "NOT_FOUND",
-            "STATE_INVALID",
-            "CONFLICT",
-            "LOCK_TIMEOUT",
-            "REFUSED",
-            "SCHEMA_UNSUPPORTED",
-            "DRIFT",
-            "INVALID_IDENTITY",
-            "RECEIPT_MISSING",
-            "IDENTITY_MISMATCH",
-            "WRITEBACK_MISSING",
-            "WRITEBACK_REJECTED",
-            "BUDGET_REJECTED",
-            "PERMISSION_DENIED",
-            "CANCELLED",
-            "CLOSEOUT_REJECTED",
-            "LEASE_LOST",
-        )
-    )
-)
+class ExitCode(IntEnum):
+    """A process exit code, by its documented name (docs/cli.md, stable)."""
+
+    OK = 0
+    INTERNAL = 1
+    USAGE = 2
+    NOT_FOUND = 3
+    STATE_INVALID = 4
+    CONFLICT = 5
+    LOCK_TIMEOUT = 6
+    REFUSED = 7
+    SCHEMA_UNSUPPORTED = 8
+    DRIFT = 9
+    INVALID_IDENTITY = 10
+    RECEIPT_MISSING = 11
+    IDENTITY_MISMATCH = 12
+    WRITEBACK_MISSING = 13
+    WRITEBACK_REJECTED = 14
+    BUDGET_REJECTED = 15
+    PERMISSION_DENIED = 16
+    CANCELLED = 17
+    CLOSEOUT_REJECTED = 18
+    LEASE_LOST = 19
+
+
+EXIT_CODES: tuple[ExitCode, ...] = tuple(ExitCode)
 """Every exit code, in order: `EXIT_CODES[n]` is the code whose value is `n`."""
-_NAMED = {code.name: code for code in EXIT_CODES}
-for _code in EXIT_CODES:
-    setattr(ExitCode, _code.name, _code)
-del _code
 
 
 class LoopxError(Exception):
@@ -139,7 +88,7 @@ class SettlementError(LoopxError):
 
     def __init__(self, kind: str, message: str, *, step: str | None = None) -> None:
         super().__init__(f"{kind}: {message}", code=kind)
-        self.exit_code = _NAMED[kind.upper()]
+        self.exit_code = ExitCode[kind.upper()]
         self.step = step
 
     def to_json(self) -> dict[str, object]:

@@ -7,9 +7,9 @@ passes it through `visible`, the way `repr` writes a control character.
 
 from __future__ import annotations
 
-from loopx_core.frozen_re import compile as _compile
+import re
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import re
 
@@ -47,7 +47,7 @@ def visible(text: str, *, newlines: bool = True) -> str:
     A newline stays one where the layout allows it (`newlines`), else it is shown as `\\n` too.
     Ordinary text (printable characters, tabs aside) comes back unchanged.
     """
-    return _compile(_INVISIBLE if newlines else _INVISIBLE_OR_NEWLINE).sub(_escape, text)
+    return re.compile(_INVISIBLE if newlines else _INVISIBLE_OR_NEWLINE).sub(_escape, text)
 
 
 _UNSEEN_IN_JSON = "[\x7f-\x9f" + _FORMAT + "]"
@@ -60,7 +60,7 @@ def json_visible(text: str) -> str:
     `ensure_ascii` would write them: the same document to a reader, nothing a terminal obeys."""
     if text.isascii() and "\x7f" not in text:
         return text
-    return _compile(_UNSEEN_IN_JSON).sub(_json_escape, text)
+    return re.compile(_UNSEEN_IN_JSON).sub(_json_escape, text)
 
 
 def _json_escape(match: re.Match[str]) -> str:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from loopx_core.errors import UsageError
-from loopx_core.frozen_re import compile as _compile
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,63}$"
 """The id pattern as pydantic (Rust regex: `$` is the end of the text) checks it."""
-_ID_RE = _compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+ID_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+"""The id pattern, for `fullmatch`."""
 SHOWN_CHARS = 60
 """How much of a refused value an error message echoes."""
 
@@ -20,7 +22,7 @@ def shown_value(value: object) -> str:
 
 def is_valid_id(value: object) -> bool:
     """True when `value` matches the id pattern in full and cannot name a path outside `.loopx/`."""
-    return isinstance(value, str) and bool(_ID_RE.fullmatch(value)) and ".." not in value
+    return isinstance(value, str) and bool(ID_RE.fullmatch(value)) and ".." not in value
 
 
 def check_id(kind: str, value: str) -> str:

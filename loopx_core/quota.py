@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import math
 
-from loopx_core.datetimes import datetime, timedelta
+from datetime import datetime, timedelta
 from loopx_core.models.constants import MAX_SLOTS
-from loopx_core.models.record import Record
+from typing import NamedTuple
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # hints only: the engine reads the lean twins on the hot path, the models elsewhere
     from typing import Literal
 
-    from loopx_core.models import LedgerEvent, QuotaPolicy
+    from loopx_core.models.records import LedgerEvent, QuotaPolicy
 
     QuotaState = Literal[
         "paused", "blocked_health", "operator_gate", "focus_wait", "throttled", "waiting", "eligible"
@@ -56,7 +56,7 @@ def charge_slots(policy: QuotaPolicy, duration_seconds: float) -> int:
     return min(MAX_SLOTS, max(1, math.ceil(duration_seconds / 60 / policy.slot_minutes - 1e-9)))
 
 
-class QuotaUsage(Record):
+class QuotaUsage(NamedTuple):
     """Allowed and spent slots at one moment, and when enough slots free up (a `Record`: a
     dataclass would cost should-run the import of `dataclasses`, a NamedTuple that of `typing`)."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from loopx_core.clock import iso
-from loopx_core.datetimes import datetime
+from datetime import datetime
 from loopx_core.decide.assess import assess
 from loopx_core.decide.packet import load_inputs
 from loopx_core.errors import StateInvalidError

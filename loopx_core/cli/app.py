@@ -1,46 +1,70 @@
-"""The typer application: `loopx` and its command groups."""
+"""The typer application: `loopx`, its options, and its commands, each loaded when it is asked for.
+
+`COMMANDS` lists every command once: where it lives, its section in `loopx --help` and what
+it is for. `loopx X` imports only X's module (cli/group.py), and the top-level help is drawn
+from this table without importing any.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from loopx_core import __version__
-from loopx_core.cli import (
-    agent_cmds,
-    dashboard_cmds,
-    doctor_cmds,
-    goal_cmds,
-    health_cmds,
-    hook_cmds,
-    hosts_cmds,
-    notify_cmds,
-    quota_cmds,
-    store_cmds,
-    todo_cmds,
-    turn_cmds,
-    wait_cmds,
-)
-from loopx_core.cli.common import FormatOption, check_surface, store
-from loopx_core.cli.formats import Format
-from loopx_core.cli.group import LoopxGroup
-from loopx_core.cli.output import Table, emit, reporting
-from loopx_core.clock import now
+from loopx_core.cli.declare import ROOT
+from loopx_core.cli.group import Entry, LoopxGroup
 
 HELP = """LoopX keeps the state of long-running agent loops: goals, todos, gates, quota, receipts.
 
 Start with `loopx init`, add a goal and todos, register agents, then let each heartbeat
 ask `loopx quota should-run --goal-id G --agent-id A` what to do.
 
-Exit codes: 0 ok, 1 internal error, 2 usage, 3 not found, 4 state invalid,
-5 conflict, 6 lock timeout, 7 refused, 8 unsupported schema, 9 drift; settlement refusals
-10-18 (see docs/cli.md).
+Exit codes: 0 ok, 1 internal error, 2 usage, 3 not found, 4 state invalid, 5 conflict,
+6 lock timeout, 7 refused, 8 unsupported schema, 9 drift; settlement refusals 10-19
+(see docs/cli.md).
 """
 
+COMMANDS: dict[str, Entry] = {
+    "init": Entry("project_cmds:init", "Start", "Create the project's state (in .loopx/ or a team store)."),
+    "start": Entry("project_cmds:start", "Start", "Turn a task into a todo and get its first should-run."),
+    "goal": Entry("goal_cmds:app", "Start", "Goals: their objective, quota policy, stop and resume."),
+    "todo": Entry("todo_cmds:app", "Start", "Todos: add, list, claim, complete, block."),
+    "agent": Entry("agent_cmds:app", "Start", "Agents: register them and their capabilities."),
+    "quota": Entry("quota_cmds:app", "Heartbeat", "Ask whether to run (should-run); charge and void slots."),
+    "turn": Entry("turn_cmds:app", "Heartbeat", "Settle a turn once: begin, writeback, spend, closeout."),
+    "writeback": Entry("turn_cmds:writeback", "Heartbeat", "Record a turn's result (alias of `turn writeback`)."),
+    "hook": Entry("hook_cmds:hook", "Heartbeat", "Answer a host's event hook (hosts run it)."),
+    "heartbeat-prompt": Entry(
+        "hook_cmds:heartbeat_prompt", "Heartbeat", "Print the prompt a host's heartbeat runs."
+    ),
+    "gate": Entry("wait_cmds:gate_app", "Owner", "Operator gates: stop an agent until the owner decides."),
+    "focus": Entry("wait_cmds:focus_app", "Owner", "Focus waits: pause a goal until evidence arrives."),
+    "status": Entry("project_cmds:status", "Owner", "Every goal's state, most urgent first."),
+    "history": Entry("project_cmds:history", "Owner", "What each turn did, newest first."),
+    "health": Entry("health_cmds:app", "Owner", "Health findings and each agent's liveness."),
+    "notify": Entry("notify_cmds:app", "Owner", "Where owner notices go, and their delivery."),
+    "doctor": Entry("doctor_cmds:doctor", "Owner", "Check state, installation and liveness; repair."),
+    "dashboard": Entry("dashboard_cmds:dashboard", "Owner", "Serve the local web dashboard."),
+    "workflow-skills": Entry(
+        "hosts_cmds:workflow_skills", "Hosts", "Install, check or remove LoopX in a host."
+    ),
+    "hosts": Entry("hosts_cmds:app", "Hosts", "The host plugins: list, show, scaffold a new one."),
+    "hooks": Entry("hook_cmds:hooks_list", "Hosts", "The host events `loopx hook` answers."),
+    "mcp": Entry("mcp_cmds:app", "Hosts", "The LoopX MCP server (`loopx mcp serve`)."),
+    "store": Entry("store_cmds:app", "Team", "Where the state lives; move it between stores."),
+}
+
+
+
+class Loopx(LoopxGroup):
+    """The `loopx` command."""
+
+    lazy = COMMANDS
+
+
 app = typer.Typer(
-    cls=LoopxGroup,
+    cls=Loopx,
     help=HELP,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -48,21 +72,6 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-app.add_typer(goal_cmds.app, name="goal")
-app.add_typer(todo_cmds.app, name="todo")
-app.add_typer(quota_cmds.app, name="quota")
-app.add_typer(turn_cmds.app, name="turn")
-app.add_typer(wait_cmds.gate_app, name="gate")
-app.add_typer(wait_cmds.focus_app, name="focus")
-app.add_typer(hosts_cmds.app, name="hosts")
-app.add_typer(store_cmds.app, name="store")
-app.add_typer(notify_cmds.app, name="notify")
-app.add_typer(health_cmds.app, name="health")
-app.command("doctor")(doctor_cmds.doctor)
-app.command("dashboard")(dashboard_cmds.dashboard)
-mcp_app = typer.Typer(help="The LoopX MCP server.", no_args_is_help=True)
-app.add_typer(mcp_app, name="mcp")
-app.add_typer(agent_cmds.app, name="agent")
 
 
 def _version(value: bool) -> None:
@@ -74,14 +83,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def main(
     ctx: typer.Context,
-    root: Annotated[
-        str | None,
-        typer.Option(
-            "--root",
-            envvar="LOOPX_ROOT",
-            help="Project folder holding .loopx/ (default: nearest up from cwd).",
-        ),
-    ] = None,
+    root: Annotated[str | None, typer.Option(*ROOT.names, envvar="LOOPX_ROOT", help=ROOT.help)] = None,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
@@ -89,225 +91,3 @@ def main(
 ) -> None:
     """LoopX: governed long-running agent loops."""
     ctx.obj = {"root": root}
-
-
-@app.command("init")
-def init(
-    ctx: typer.Context,
-    store_target: Annotated[
-        str | None,
-        typer.Option(
-            "--store",
-            help="Where the state lives: `files` (default) or a PostgreSQL DSN, recorded without credentials.",
-            show_default=False,
-        ),
-    ] = None,
-    fmt: FormatOption = Format.auto,
-) -> None:
-    """Create the project's empty registry (safe to run twice): in .loopx/, or in the store named.
-
-    Also writes .loopx/.gitignore (kept if it exists) for what must not be committed: locks,
-    backups, quarantine, notices (sink URLs may hold tokens), replaced copies, temp files.
-
-    `--store postgresql://host/db?sslmode=require` (or `LOOPX_STORE`) records a PostgreSQL team
-    store in .loopx/store.json; the password comes from PGPASSWORD, PGPASSFILE or a service.
-    """
-    from loopx_core.cli.store_cmds import init_store, write_gitignore
-    from loopx_core.store.roots import find_root
-
-    with reporting(fmt):
-        s, created = init_store(find_root((ctx.find_root().obj or {}).get("root")), store_target)
-        write_gitignore(s.root)
-        shown = _shown_root(s.root)
-        where = ".loopx/" if s.label == "files" else s.label
-        emit(
-            {"root": shown, "created": created, **({} if s.label == "files" else {"store": s.label})},
-            fmt,
-            f"{'Initialised' if created else 'Already initialised:'} {where} in {shown}",
-        )
-
-
-def _shown_root(root: Path) -> str:
-    """The project root relative to the working folder, else its name: never a resolved path."""
-    try:
-        return str(root.relative_to(Path.cwd().resolve())) or "."
-    except ValueError:
-        return root.name or "."
-
-
-@app.command("status")
-def status(ctx: typer.Context, fmt: FormatOption = Format.auto) -> None:
-    """Every goal's quota state, most urgent first (who must act next)."""
-    from loopx_core.render import status_markdown
-    from loopx_core.status import attention
-
-    with reporting(fmt):
-        s = store(ctx)
-        rows = attention(s, now())
-        emit(
-            {"store": s.label, "goals": rows},
-            fmt,
-            lambda d: f"Store: {d['store']}\n\n" + status_markdown(d["goals"]),
-            lambda d: [f"Store: {d['store']}", _status_table(d["goals"])],
-        )
-
-
-def _to_the_second(at: str | None) -> str | None:
-    """An ISO time as a person reads it in a table: to the second (`...:36Z`, not `...:36.505790Z`)."""
-    if at is None or "." not in at:
-        return at
-    whole, _, rest = at.partition(".")
-    return whole + rest.lstrip("0123456789")
-
-
-def _status_table(rows: list[dict[str, Any]]) -> Table:
-    return Table(
-        ["goal", "state", "who acts", "todos open/done", "slots", "next eligible", "reason", "last run"],
-        [
-            [
-                r["goal_id"],
-                r["state"],
-                r["who_acts"],
-                f"{r['todos_open']}/{r['todos_done']}",
-                f"{r['spent_slots']}/{r['allowed_slots']}" if r["spent_slots"] is not None else None,
-                _to_the_second(r["next_eligible_at"]),
-                r["reason"],
-                f"{_to_the_second(run['at'])} {run['agent_id']}: {run['summary'][:60]}"
-                if (run := r.get("last_run"))
-                else None,
-            ]
-            for r in rows
-        ],
-        empty="No goals yet: `loopx goal add --goal-id ID --objective TEXT`.",
-    )
-
-
-@app.command("start")
-def start(
-    ctx: typer.Context,
-    title: Annotated[str, typer.Option("--title", help="The task, in words.", show_default=False)],
-    agent_id: Annotated[
-        str,
-        typer.Option("--agent-id", "-a", help="The agent that asks (registered if new).", show_default=False),
-    ],
-    goal_id: Annotated[
-        str | None,
-        typer.Option("--goal-id", "-g", help="Its goal (default: the only active one, else a new one)."),
-    ] = None,
-    objective: Annotated[
-        str | None, typer.Option("--objective", "-o", help="A new goal's objective (default: the task).")
-    ] = None,
-    surface: Annotated[
-        str | None, typer.Option("--surface", help="The host asking, e.g. claude-code.")
-    ] = None,
-    fmt: FormatOption = Format.auto,
-) -> None:
-    """Start from a task: create what is missing, add the task as a todo, print the first should-run."""
-    from loopx_core.decide.packet import build_packet, load_inputs
-    from loopx_core.host_hints import hint_contributors
-    from loopx_core.ops.start import start as begin
-    from loopx_core.render import packet_markdown
-
-    with reporting(fmt):
-        surface = check_surface(surface)
-        s = store(ctx)
-        started = begin(
-            s, title, now(), agent_id=agent_id, goal_id=goal_id, objective=objective, host=surface
-        )
-        inputs = load_inputs(s, started.goal_id, agent_id, now(), surface=surface)
-        packet = build_packet(inputs, contributors=hint_contributors(surface))
-        data = {
-            "goal_id": started.goal_id,
-            "todo_id": started.todo.todo_id,
-            "created_goal": started.created_goal,
-            "registered_agent": started.registered_agent,
-            "should_run": packet,
-        }
-        emit(
-            data,
-            fmt,
-            lambda d: (
-                f"Added todo {d['todo_id']} to goal {d['goal_id']}"
-                + (" (new goal)" if d["created_goal"] else "")
-                + ".\n\n"
-                + packet_markdown(d["should_run"])
-            ),
-        )
-
-
-@app.command("history")
-def history(
-    ctx: typer.Context,
-    goal_id: Annotated[str | None, typer.Option("--goal-id", "-g", help="Only this goal.")] = None,
-    agent_id: Annotated[str | None, typer.Option("--agent-id", "-a", help="Only this agent's runs.")] = None,
-    todo_id: Annotated[str | None, typer.Option("--todo-id", "-t", help="Only runs on this todo.")] = None,
-    since: Annotated[str | None, typer.Option("--since", help="Only runs at or after (ISO-8601).")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many, newest first.")] = 20,
-    fmt: FormatOption = Format.auto,
-) -> None:
-    """What each turn did: the run history across goals, newest first."""
-    from loopx_core.clock import parse_time
-    from loopx_core.ops.history import history as runs
-    from loopx_core.render import history_markdown
-
-    with reporting(fmt):
-        rows = runs(
-            store(ctx),
-            goal_id=goal_id,
-            agent_id=agent_id,
-            todo_id=todo_id,
-            since=parse_time(since, what="--since") if since is not None else None,
-            limit=limit,
-        )
-        emit({"runs": rows}, fmt, lambda d: history_markdown(d["runs"]), lambda d: _history_table(d["runs"]))
-
-
-def _history_table(rows: list[dict[str, Any]]) -> Table:
-    return Table(
-        ["at", "goal", "agent", "subject", "validation", "progress", "summary"],
-        [
-            [
-                r["at"],
-                r["goal_id"],
-                r["agent_id"],
-                r.get("todo_id") or "replan",
-                r["validation"],
-                f"{r['progress']}: {r['progress_detail']}" if r.get("progress_detail") else r["progress"],
-                r["summary"],
-            ]
-            for r in rows
-        ],
-        empty="No runs yet: a turn's writeback records one.",
-    )
-
-
-app.command("writeback", help=turn_cmds.alias_help("writeback"))(turn_cmds.writeback)
-app.command("workflow-skills")(hosts_cmds.workflow_skills)
-
-
-@mcp_app.command("serve")
-def mcp_serve(ctx: typer.Context) -> None:
-    """Serve the LoopX tools over MCP on stdio (should-run, todos, turns, writeback, spend, journal, status)."""
-    from loopx_core.mcp import serve
-
-    serve((ctx.find_root().obj or {}).get("root"))
-
-
-app.command("hook")(hook_cmds.hook)
-app.command("heartbeat-prompt")(hook_cmds.heartbeat_prompt)
-
-
-@app.command("hooks")
-def hooks_list(fmt: FormatOption = Format.auto) -> None:
-    """List the host events `loopx hook NAME` answers, and the host that declares each."""
-    from loopx_core.hosts.manager import events, get_plugin_manager
-
-    with reporting(fmt):
-        rows = [{"event": name, "host": h.name} for name, h in events(get_plugin_manager()).items()]
-        emit(
-            {"hooks": rows},
-            fmt,
-            Table(
-                ["event", "host"], [[r["event"], r["host"]] for r in rows], empty="No host declares a hook."
-            ),
-        )

@@ -4,26 +4,27 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from loopx_core.cli.declare import AGENT, FORMAT, GOAL, Opt
 from loopx_core.cli.formats import Format
 from loopx_core.errors import UsageError
 from loopx_core.store.base import Store
 from loopx_core.store.choice import open_store
 from loopx_core.store.roots import find_root
 
-GoalId = Annotated[str, typer.Option("--goal-id", "-g", help="Goal id (a-z 0-9 . _ -).", show_default=False)]
-AgentId = Annotated[
-    str, typer.Option("--agent-id", "-a", help="Agent id (a-z 0-9 . _ -).", show_default=False)
-]
+
+def option(opt: Opt, **extra: Any) -> Any:
+    """The typer option of a declaration (`cli.declare`): its spellings and help."""
+    return typer.Option(*opt.names, help=opt.help, **extra)
+
+
+GoalId = Annotated[str, option(GOAL, show_default=False)]
+AgentId = Annotated[str, option(AGENT, show_default=False)]
 TodoId = Annotated[str, typer.Option("--todo-id", "-t", help="Todo id, e.g. t1.", show_default=False)]
-FORMAT_HELP = "Output: auto (human on a terminal, JSON when piped), human, json or markdown."
-FormatOption = Annotated[Format, typer.Option("--format", "-f", help=FORMAT_HELP)]
-JsonFormat = FormatOption
-"""Kept for the commands that import it: every command's default is `auto` now."""
-MarkdownFormat = FormatOption
+FormatOption = Annotated[Format, option(FORMAT)]
 SCOPES = ("project", "user")
 
 
@@ -37,10 +38,10 @@ def store(ctx: typer.Context) -> Store:
 
 
 def dump(model: object) -> object:
-    """A pydantic model (or list of them) as JSON data."""
+    """A record (or list of them) as JSON data."""
     if isinstance(model, list):
         return [dump(m) for m in model]
-    return model.model_dump(mode="json", exclude_none=True)  # type: ignore[attr-defined]
+    return model.dump(exclude_none=True)  # type: ignore[attr-defined]
 
 
 def suggestion(value: str, choices: Sequence[str]) -> str:

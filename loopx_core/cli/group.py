@@ -1,11 +1,13 @@
-"""The root command's group: usage errors and unexpected exceptions as LoopX reports them."""
+"""The root command's group: commands loaded when asked for, grouped help, and usage errors and
+unexpected exceptions as LoopX reports them."""
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 from enum import Enum
-from typing import Any, NoReturn
+from typing import Any, ClassVar, NamedTuple, NoReturn
 
 import typer
 from typer.core import TyperGroup
@@ -18,12 +20,55 @@ HOOK_COMMANDS = ("hook",)
 """Commands a host runs as a hook: their usage errors exit 1, since hosts read 2 as "block"."""
 
 
-class LoopxGroup(TyperGroup):
-    """The root command: usage errors and unexpected exceptions as LoopX reports them.
+class Entry(NamedTuple):
+    """A command of the root group: where it lives, its section of the help, what it is for."""
 
-    A usage error is one line on stderr (and the JSON error object under `--format json`),
-    exit 2; an unexpected exception is one `internal error` line, exit 1: never a traceback.
+    target: str
+    """`module:attribute` under `loopx_core.cli`: a typer app (a group) or a command function."""
+    section: str
+    summary: str
+
+
+class LoopxGroup(TyperGroup):
+    """The root command: its commands loaded when asked for; usage errors and unexpected
+    exceptions as LoopX reports them.
+
+    `lazy` names every command (`Entry`); `loopx X` imports X's module only, and the help lists
+    every command by section without importing any. A usage error is one line on stderr (and
+    the JSON error object under `--format json`), exit 2; an unexpected exception is one
+    `internal error` line, exit 1: never a traceback.
     """
+
+    lazy: ClassVar[dict[str, Entry]] = {}
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        """Every command, in the table's order."""
+        return list(self.lazy)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """The command `cmd_name`, its module imported now (None: no such command)."""
+        entry = self.lazy.get(cmd_name)
+        if entry is None:
+            return None
+        module, _, attribute = entry.target.partition(":")
+        found = getattr(importlib.import_module(f"loopx_core.cli.{module}"), attribute)
+        if not isinstance(found, typer.Typer):
+            single = typer.Typer()
+            single.command(cmd_name)(found)
+            found = single
+        command = typer.main.get_command(found)
+        command.name = cmd_name
+        command.short_help = entry.summary
+        return command
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """The commands by section, each with what it is for (no command module imported)."""
+        sections: dict[str, list[tuple[str, str]]] = {}
+        for name, entry in self.lazy.items():
+            sections.setdefault(entry.section, []).append((name, entry.summary))
+        for section, rows in sections.items():
+            with formatter.section(f"{section} commands"):
+                formatter.write_dl(rows)
 
     def main(  # type: ignore[override]
         self,

@@ -41,7 +41,7 @@ def health_add(
     with reporting(fmt):
         finding = add_finding(store(ctx), goal_id, code, severity, message)
         emit(
-            {"goal_id": goal_id, **finding.model_dump(mode="json")},
+            {"goal_id": goal_id, **finding.dump()},
             fmt,
             f"Recorded {finding.severity} finding {finding.code} on goal {goal_id}"
             + (" (the goal is blocked until it is cleared)" if finding.severity == "high" else ""),
@@ -61,7 +61,7 @@ def health_clear(
     with reporting(fmt):
         gone = clear_findings(store(ctx), goal_id, code)
         emit(
-            {"goal_id": goal_id, "cleared": [h.model_dump(mode="json") for h in gone]},
+            {"goal_id": goal_id, "cleared": [h.dump() for h in gone]},
             fmt,
             f"Cleared {len(gone)} finding(s) on goal {goal_id}",
         )

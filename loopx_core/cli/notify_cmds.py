@@ -18,7 +18,7 @@ from loopx_core.clock import iso, now
 from loopx_core.errors import NotFoundError, RefusedError
 from loopx_core.escapes import clipped
 from loopx_core.notices import config, outbox
-from loopx_core.notices.models import SinkConfig
+from loopx_core.models.records import SinkConfig
 from loopx_core.notices.sinks import redact
 
 app = typer.Typer(help="Owner notices: where they go, and sending them now.", no_args_is_help=True)
@@ -139,7 +139,7 @@ def notify_test(
     from loopx_core.ids import check_id
     from loopx_core.notices.delivery import send_one
     from loopx_core.notices.events import test_notice
-    from loopx_core.notices.models import OutboxRecord
+    from loopx_core.models.records import OutboxRecord
 
     with reporting(fmt):
         root = _root(ctx)

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import sys
 
-from loopx_core import jsontext
+import json
 from loopx_core.errors import LoopxError
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING: every command imports this module, a tick too
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
     from contextlib import AbstractContextManager
@@ -122,7 +122,7 @@ def dumps(data: Any) -> str:
     format characters: `escapes.json_visible`), written as `\\uXXXX`: the same document.
     """
     try:
-        text = jsontext.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except ValueError as bad:
         raise LoopxError(f"refusing to print invalid JSON ({bad})") from None
     if text.isascii() and "\x7f" not in text:

@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from loopx_core.cli.common import AgentId, FormatOption, GoalId, store
+from loopx_core.cli.common import AgentId, FormatOption, GoalId, option, store
+from loopx_core.cli.declare import CAPABILITY, CURRENT_RRULE, SURFACE
 from loopx_core.cli.formats import Format
 from loopx_core.cli.output import emit, reporting
 from loopx_core.clock import now
@@ -19,38 +20,25 @@ def should_run(
     ctx: typer.Context,
     goal_id: GoalId,
     agent_id: AgentId,
-    available_capability: Annotated[
-        list[str] | None,
-        typer.Option("--available-capability", "-c", help="A capability the host offers now (repeat)."),
-    ] = None,
-    surface: Annotated[
-        str | None, typer.Option("--surface", help="Host surface asking, e.g. codex-app.")
-    ] = None,
-    current_rrule: Annotated[
-        str | None,
-        typer.Option(
-            "--current-rrule", help="The heartbeat's rrule as the host has it now (says if it must change)."
-        ),
-    ] = None,
+    available_capability: Annotated[list[str] | None, option(CAPABILITY)] = None,
+    surface: Annotated[str | None, option(SURFACE)] = None,
+    current_rrule: Annotated[str | None, option(CURRENT_RRULE)] = None,
     fmt: FormatOption = Format.auto,
 ) -> None:
     """Decide whether and what this agent should run now (read-only; prints the packet).
 
     Exit 0 with the packet, or 4 when the packet is blocked_health (state unreadable).
     """
-    from loopx_core.cli.output import resolve
     from loopx_core.cli.should_run import run_should_run
 
-    root = (ctx.find_root().obj or {}).get("root")
-    shown = resolve(fmt)  # the packet is JSON or its Markdown: `human` is the Markdown
     code = run_should_run(
-        root,
-        goal_id,
-        agent_id,
-        available_capability,
-        surface,
-        "json" if shown == "json" else "markdown",
+        root=(ctx.find_root().obj or {}).get("root"),
+        goal_id=goal_id,
+        agent_id=agent_id,
+        available_capability=available_capability,
+        surface=surface,
         current_rrule=current_rrule,
+        fmt=fmt,
     )
     raise typer.Exit(code)
 
@@ -158,7 +146,7 @@ def scheduler_ack(
             store(ctx), goal_id, agent_id, now(), rrule=rrule, pause=pause, fingerprint=fingerprint
         )
         emit(
-            e.model_dump(mode="json", exclude_none=True),
+            e.dump(exclude_none=True),
             fmt,
             f"Heartbeat of {agent_id} on {goal_id}: {'paused' if e.paused else e.applied_rrule}"
             + (f" ({e.unchanged_polls} unchanged polls)" if e.unchanged_polls else ""),
@@ -181,7 +169,7 @@ def scheduler_fail(
     with reporting(fmt):
         e = scheduler.fail(store(ctx), goal_id, agent_id, now(), error=error)
         emit(
-            e.model_dump(mode="json", exclude_none=True),
+            e.dump(exclude_none=True),
             fmt,
             f"Recorded scheduler failure #{e.failures}: {e.last_error}",
         )

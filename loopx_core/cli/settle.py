@@ -1,33 +1,29 @@
-"""The settlement commands' bodies, without typer: what `turn begin`, `writeback`, `turn spend`,
-`turn closeout`, `quota spend` and `todo complete` do once their options are read.
+"""The settlement commands' bodies: what `turn begin`, `writeback`, `turn spend`, `turn closeout`,
+`quota spend` and `todo complete` do once typer has read their options.
 
-Both entries call these: typer's commands (turn_cmds, quota_cmds, todo_cmds) with the values
-typer parsed, and the lean entry (cli/lean_settle.py) with the values it parsed by hand, so
-the two cannot do different things. `root` is the `--root` / `LOOPX_ROOT` value (None: the
-nearest `.loopx/` up from the working folder). Each runner prints its result and returns; a
-LoopX error is printed and exits with its code (`reporting`).
+Shared by turn_cmds, quota_cmds and todo_cmds, whose commands are older and newer spellings of
+the same steps. `root` is the `--root` / `LOOPX_ROOT` value (None: the nearest `.loopx/` up
+from the working folder). Each runner prints its result and returns; a LoopX error is printed
+and exits with its code (`reporting`).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from loopx_core.cli.output import emit, reporting
 from loopx_core.clock import now
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
-    from typing import Any
-
     from loopx_core.store.base import Store
 
 
 def open_root(root: str | None) -> Store:
-    """The project's store for a settlement command: on files the lean store (lean objects,
-    no pydantic unless a value is in doubt; tests/test_lean_settlement_parity.py), else the
-    store typer's `common.store` opens."""
-    from loopx_core.store.lean_store import open_settle_store
-    from loopx_core.store.roots import find_root_text
+    """The project's store: files, or the PostgreSQL store it records or `LOOPX_STORE` names."""
+    from loopx_core.store.choice import open_store
+    from loopx_core.store.roots import find_root
 
-    return open_settle_store(find_root_text(root))  # a string: no pathlib unless a path is asked for
+    return open_store(find_root(root))
 
 
 def result_markdown(packet: dict[str, Any]) -> str:
@@ -265,6 +261,4 @@ def run_complete(
         todo = todos.complete_todo(
             open_root(root), goal_id, todo_id, now(), agent_id=agent_id, evidence=evidence
         )
-        from loopx_core.models.twins import to_json
-
-        emit(to_json(todo, exclude_none=True), fmt, f"Completed todo {todo.todo_id}")
+        emit(todo.dump(exclude_none=True), fmt, f"Completed todo {todo.todo_id}")

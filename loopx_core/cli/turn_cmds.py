@@ -205,7 +205,7 @@ def inspect_journal(
     """
     from loopx_core.ids import check_id
     from loopx_core.kernel.inspection import inspect, inspection_markdown
-    from loopx_core.models.journal import check_turn_key
+    from loopx_core.models.records import check_turn_key
 
     with reporting(fmt):
         check_id("goal", goal_id)

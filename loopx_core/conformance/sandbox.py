@@ -19,7 +19,7 @@ import pluggy
 import pytest
 
 from loopx_core.clock import iso
-from loopx_core.datetimes import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from loopx_core.errors import LoopxError
 from loopx_core.hosts import FacadeFile, Host
 from loopx_core.hosts.manager import declared_bases

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from loopx_core.datetimes import datetime
+from datetime import datetime
 from loopx_core.errors import UsageError
 from loopx_core.ids import check_id
 from loopx_core.ops import gates, goals, health, todos

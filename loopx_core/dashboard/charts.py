@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 
 from loopx_core.clock import iso
-from loopx_core.datetimes import datetime, timedelta
+from datetime import datetime, timedelta
 from loopx_core.quota import QuotaUsage
 
 WIDTH = 720

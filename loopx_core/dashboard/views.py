@@ -13,14 +13,14 @@ from typing import Any, cast
 
 from loopx_core.clock import iso
 from loopx_core.dashboard.charts import QuotaChart, quota_chart
-from loopx_core.datetimes import datetime
+from datetime import datetime
 from loopx_core.decide.assess import assess
 from loopx_core.decide.packet import load_inputs
 from loopx_core.decide.scope import lease_live, ordered, scope_refusal
 from loopx_core.errors import LoopxError, NotFoundError
 from loopx_core.ids import is_valid_id
 from loopx_core.kernel.inspection import inspect
-from loopx_core.models import GoalState, Registry, Todo
+from loopx_core.models.records import GoalState, Registry, Todo
 from loopx_core.ops.health import last_beat, liveness
 from loopx_core.status import WHO_ACTS, attention
 from loopx_core.store.base import Store
@@ -158,7 +158,7 @@ def attention_page(store: Store, now: datetime) -> dict[str, Any]:
         row["open_gates"] = len(open_gates)
         row["high_findings"] = sum(1 for h in state.health if h.severity == "high")
         row["stalled_agents"] = sorted(_agents_of(state) & stalled)
-        gates += [{"goal_id": row["goal_id"], **g.model_dump(mode="json")} for g in open_gates]
+        gates += [{"goal_id": row["goal_id"], **g.dump()} for g in open_gates]
         goal_asks = owner_asks(state, registry, now) if row["state"] != "done" else []
         row["asks"] = len(goal_asks)
         asks += [{"goal_id": row["goal_id"], **a.__dict__} for a in goal_asks]
@@ -307,7 +307,7 @@ def timeline(
         turn["inspection"] = _inspected(store, goal_id, turn["agent_id"], turn["turn_key"])
     runs = []
     for entry in entries:
-        run: dict[str, Any] = entry.model_dump(mode="json", exclude={"schema_version"})
+        run: dict[str, Any] = entry.dump(exclude={"schema_version"})
         try:
             record = store.read_run(goal_id, entry.run_id)
         except LoopxError as exc:

@@ -84,7 +84,7 @@ def postgres_fingerprint(store: Store) -> str:
 def protocol_fingerprint(store: Store) -> str:
     """Any other store: the registry and each goal's version, through the Store protocol."""
     registry = store.read_registry()
-    parts: list[object] = [registry.model_dump_json()]
+    parts: list[object] = [codec.line(registry)]
     for goal_id in sorted(registry.goals):
         try:
             parts.append((goal_id, store.read_goal(goal_id).version, len(store.read_history(goal_id))))

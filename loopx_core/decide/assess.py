@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 from loopx_core.clock import iso
-from loopx_core.datetimes import datetime, timedelta
+from datetime import datetime, timedelta
 from loopx_core.decide import scope
-from loopx_core.models.record import Record
+from typing import NamedTuple
 from loopx_core.quota import EVALUATION_ORDER
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, Literal
 
-    from loopx_core.models import AgentEntry, GoalEntry, GoalState, Todo
+    from loopx_core.models.records import AgentEntry, GoalEntry, GoalState, Todo
     from loopx_core.quota import QuotaState, QuotaUsage
 
     Lane = Literal["inbox", "workspace", "replan", "monitor"]
 
 
-class Inputs(Record):
+class Inputs(NamedTuple):
     """Everything a decision reads, loaded once; should-run never writes."""
 
     goal_id: str
@@ -52,7 +52,7 @@ class Inputs(Record):
         return frozenset(self.agent.capabilities if self.agent else ())
 
 
-class Assessment(Record):
+class Assessment(NamedTuple):
     """The quota state and what led to it."""
 
     state: QuotaState

@@ -9,26 +9,27 @@ from __future__ import annotations
 
 import math
 
-from loopx_core import commands, jsontext
-from loopx_core.datetimes import datetime
+import json
+from loopx_core import commands
+from datetime import datetime
 from loopx_core.decide.scope import lease_lost, scope_refusal
 from loopx_core.models.identity import SettlementIdentity, replan_obligation_id, sha256_hex, turn_instance_id
-from loopx_core.models.record import Record
+from typing import NamedTuple
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, Literal
 
     from loopx_core.decide.assess import Assessment, Inputs
-    from loopx_core.models import Todo
+    from loopx_core.models.records import Todo
 
     DecisionKind = Literal["run", "skip", "observe", "repair"]
     Fields = dict[str, Any]
     Layer = Callable[[Inputs, Assessment, "Decision", Fields], "Decision"]
 
 
-class Decision(Record):
+class Decision(NamedTuple):
     """The decision as it flows through the around layers."""
 
     decision: DecisionKind
@@ -368,7 +369,7 @@ def _fingerprint(inputs: Inputs, a: Assessment, d: Decision) -> str:
         inputs.state.version if inputs.state else None,
         a.next_eligible_at.isoformat() if a.next_eligible_at else None,
     ]
-    return "fp-" + sha256_hex(jsontext.dumps(material))[:12]
+    return "fp-" + sha256_hex(json.dumps(material))[:12]
 
 
 def _minutes_until(when: datetime | None, now: datetime) -> int:

@@ -11,15 +11,15 @@ from loopx_core.kernel.plan import build_plan
 from loopx_core.models.identity import SettlementIdentity
 from loopx_core.quota import compute_usage, lookback
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from loopx_core.datetimes import datetime
+    from datetime import datetime
     from loopx_core.decide.assess import Assessment
     from loopx_core.decide.layers import Decision
-    from loopx_core.models import Registry
+    from loopx_core.models.records import Registry
     from loopx_core.store.base import Store
 
     Packet = dict[str, Any]

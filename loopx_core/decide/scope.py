@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from loopx_core.models.identity import SettlementIdentity
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
-    from loopx_core.datetimes import datetime
-    from loopx_core.models import GoalState, Todo
+    from datetime import datetime
+    from loopx_core.models.records import GoalState, Todo
 
 
 def lease_live(todo: Todo, now: datetime) -> bool:

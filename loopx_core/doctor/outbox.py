@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from loopx_core.datetimes import datetime
+from datetime import datetime
 from loopx_core.doctor.findings import Finding
 from loopx_core.doctor.quarantine import quarantine
 from loopx_core.errors import StateInvalidError
 from loopx_core.notices import config, outbox
-from loopx_core.notices.models import Delivery
+from loopx_core.models.records import Delivery
 
 
 def check_notices(root: Path, now: datetime) -> list[Finding]:

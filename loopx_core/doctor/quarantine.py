@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
-
-from loopx_core.datetimes import datetime
 from loopx_core.errors import LoopxError, RefusedError
-from loopx_core.store.atomic import MAX_APPENDED_BYTES, atomic_write_bytes, read_bytes
+from loopx_core.models.record import Record
+from loopx_core.store.atomic import MAX_APPENDED_BYTES, read_bytes, read_record, write_record
 from loopx_core.store.files import STATE_DIR
+
+R = TypeVar("R", bound=Record)
 
 QUARANTINE = "quarantine"
 PREVIOUS_SUFFIX = ".prev"
@@ -57,18 +59,18 @@ def quarantine(root: Path, path: Path, now: datetime, reason: str) -> str:
     return str(target.relative_to(root))
 
 
-def previous(path: Path, model: type[BaseModel]) -> BaseModel | None:
+def previous(path: Path, cls: type[R]) -> R | None:
     """The previous good version kept beside `path`, if there is one and it validates."""
     kept = path.with_name(path.name + PREVIOUS_SUFFIX)
-    try:  # read_bytes: a FIFO or a device kept as `.prev` is refused, never read
-        return model.model_validate_json(read_bytes(kept, what="previous version")[0])
-    except (LoopxError, OSError, ValidationError, ValueError, RecursionError):
+    try:  # read_record: a FIFO or a device kept as `.prev` is refused, never read
+        return read_record(kept, cls, what="previous version")
+    except (LoopxError, OSError):
         return None
 
 
-def restore(path: Path, model: BaseModel) -> None:
-    """Put a validated model back in place, atomically."""
-    atomic_write_bytes(path, model.model_dump_json(indent=2).encode() + b"\n")
+def restore(path: Path, record: Record) -> None:
+    """Put a validated record back in place, atomically."""
+    write_record(path, record)
 
 
 def cut_torn_tail(root: Path, path: Path, now: datetime) -> str:

@@ -10,7 +10,7 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from loopx_core.datetimes import datetime
+from datetime import datetime
 from loopx_core.doctor.findings import CODES, GROUPS, Finding, Group
 from loopx_core.errors import LoopxError
 from loopx_core.store.base import Store

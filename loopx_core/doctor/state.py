@@ -10,15 +10,15 @@ import contextlib
 import os
 from pathlib import Path
 
-from loopx_core.datetimes import datetime
+from datetime import datetime
 from loopx_core.doctor import stored
 from loopx_core.doctor.findings import Finding
 from loopx_core.doctor.quarantine import cut_torn_tail, previous, quarantine, restore
 from loopx_core.errors import LoopxError, NotFoundError, SchemaUnsupportedError, StateInvalidError
-from loopx_core.models import GoalState, Registry
-from loopx_core.models.journal import TurnJournal
+from loopx_core.models.records import GoalState, Registry
+from loopx_core.models.records import TurnJournal
 from loopx_core.settlement.turns import cancel_turn
-from loopx_core.store.atomic import MAX_APPENDED_BYTES, NotAFileError, open_stored, read_bytes
+from loopx_core.store.atomic import MAX_APPENDED_BYTES, NotAFileError, open_stored, read_bytes, read_record
 from loopx_core.store.base import Store
 from loopx_core.store.files import FileStore
 
@@ -253,7 +253,7 @@ def _turns(
             if key in named:
                 continue
             try:  # read_bytes: a FIFO or a device is refused, never read (check_turn_files reports it)
-                journal = TurnJournal.model_validate_json(read_bytes(path, what="turn journal")[0])
+                journal = read_record(path, TurnJournal, what="turn journal")
             except (LoopxError, OSError, ValueError):
                 continue  # a damaged tombstone: inspection reports it, nothing depends on it
             if journal.status in ("open", "failed"):

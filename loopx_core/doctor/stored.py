@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from loopx_core.datetimes import datetime
+from datetime import datetime
 from loopx_core.doctor.findings import Finding
 from loopx_core.doctor.quarantine import quarantine
 from loopx_core.errors import LoopxError

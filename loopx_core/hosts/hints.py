@@ -7,7 +7,7 @@ when the App refused, the failure) command. Hosts without a scheduler return no 
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 

@@ -1,8 +1,8 @@
 """LoopX's hook specification (pluggy project name `loopx`): hooks that register hosts and notice sinks.
 
-Host plugins implement it with `@loopx_core.hosts.hookimpl` (hosts/markers.py: pluggy's marker
-without pluggy, so a host module loads no pluggy) and are found through the `loopx` entry-point
-group, built-in hosts included:
+Host plugins implement it with `@loopx_core.hosts.hookimpl` and are found through the `loopx`
+entry-point group (LoopX's own plugins are listed in `hosts.manager.BUILTIN` too, so a hook of
+a built-in host loads only that plugin):
 
     [project.entry-points.loopx]
     my-host = "my_package.plugin"
@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 
 import pluggy
 
-from loopx_core.hosts.markers import PROJECT_NAME, hookimpl
 
 if TYPE_CHECKING:
     from loopx_core.hosts.host import Host
@@ -26,7 +25,11 @@ if TYPE_CHECKING:
 
 __all__ = ["PROJECT_NAME", "hookimpl", "hookspec", "loopx_register_hosts", "loopx_register_notice_sinks"]
 
+PROJECT_NAME = "loopx"
+"""pluggy's project name for LoopX's hooks."""
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+"""The marker host plugins put on their hook functions."""
 
 
 @hookspec

@@ -22,7 +22,7 @@ from loopx_core.hosts.model import (
     RenderContext,
 )
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hook path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
     from pathlib import Path

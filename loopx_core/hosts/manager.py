@@ -4,15 +4,17 @@
 only those (`LOOPX_PLUGINS=claude-code,dsh`); names prefixed with `-` are blocked and the
 rest load (`LOOPX_PLUGINS=-dsh`). Unset or empty: every plugin loads.
 
-pluggy loads the entry points and keeps their distributions; every hook is called through
-`pm.hook`. The core then dispatches by host name: `host(pm, NAME)` is the only object asked
-about `NAME`, so a plugin can never answer for another plugin's host. What both this registry and
-the lean one for built-in hosts (hosts/builtin.py) apply lives in hosts/rules.py (`plugin_call`
-is still importable from here).
+LoopX's own plugins are registered from `BUILTIN` (the same names and modules its distribution
+declares in that group), so a command about one built-in host (`loopx hook claude-stop`,
+`should-run --surface codex-app`) loads that plugin alone and reads no distribution's
+metadata; every other plugin comes from the entry points, through pluggy. Every hook is
+called through `pm.hook`. The core then dispatches by host name: `host(pm, NAME)` is the only
+object asked about `NAME`, so a plugin can never answer for another plugin's host.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +28,14 @@ from loopx_core.hosts.model import Base
 from loopx_core.hosts.rules import check_bases, merge_hints, plugin_call, selection, shape_problem
 
 ENTRY_POINT_GROUP = "loopx"
+BUILTIN = {
+    "claude-code": "loopx_claude_code.plugin",
+    "codex-app": "loopx_codex_app.plugin",
+    "dsh": "loopx_dsh.plugin",
+}
+"""LoopX's own plugins: entry-point name -> module (pyproject.toml declares the same entry points)."""
+BUILTIN_EVENTS = {"claude-session-start": "claude-code", "claude-stop": "claude-code"}
+"""The `loopx hook` events of the built-in hosts, and the plugin that answers each."""
 
 
 @dataclass(frozen=True)
@@ -40,9 +50,17 @@ class Registered:
 
 
 def get_plugin_manager(
-    *, load_entrypoints: bool = True, plugins: Iterable[tuple[str, object]] = ()
+    *,
+    load_entrypoints: bool = True,
+    plugins: Iterable[tuple[str, object]] = (),
+    surface: str | None = None,
+    event: str | None = None,
 ) -> pluggy.PluginManager:
-    """A fresh manager: the hook spec added, entry points loaded (as `LOOPX_PLUGINS` allows), checked."""
+    """A fresh manager: the hook spec added, plugins loaded (as `LOOPX_PLUGINS` allows), checked.
+
+    `surface` (a host's name) or `event` (a `loopx hook` event) of a built-in host: that plugin
+    alone is loaded, as no other plugin can declare that host or event.
+    """
     pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
     pm.add_hookspecs(hookspecs)
     try:
@@ -50,7 +68,13 @@ def get_plugin_manager(
             selected, blocked = selection()
             for name in blocked:
                 pm.set_blocked(name)
-            for name in selected or [None]:  # type: ignore[list-item]
+            only = surface if surface in BUILTIN else BUILTIN_EVENTS.get(event or "")
+            for name, module in BUILTIN.items():
+                wanted = (only is None or name == only) and (not selected or name in selected)
+                if wanted and name not in blocked:
+                    with plugin_call(f"plugin {name!r}", "loading"):
+                        pm.register(importlib.import_module(module), name=name)
+            for name in [] if only else selected or [None]:  # type: ignore[list-item]
                 with plugin_call(
                     "a `loopx` entry-point plugin", "loading (block it with LOOPX_PLUGINS=-NAME)"
                 ):
@@ -76,8 +100,14 @@ def get_plugin_manager(
 
 
 def _origins(pm: pluggy.PluginManager) -> dict[int, tuple[str, str, str]]:
-    """Plugin object id -> (distribution, version, source) for plugins pluggy loaded from entry points."""
+    """Plugin object id -> (distribution, version, source) for plugins loaded from entry points."""
+    from loopx_core import __version__
+
     found = {}
+    for name, module in BUILTIN.items():
+        plugin = pm.get_plugin(name)
+        if plugin is not None:
+            found[id(plugin)] = ("loopx-kit", __version__, f"entry point {module}")
     for plugin, dist in pm.list_plugin_distinfo():
         name = pm.get_name(plugin)
         value = next(

@@ -1,64 +1,27 @@
 """What hosts and the installer exchange: base folders, render contexts, facade files, answers.
 
-Each is a frozen `Record` (hosts/record.py), which behaves as `@dataclass(frozen=True)` without
-importing dataclasses: these values are built on every `loopx hook NAME`.
+Each is an immutable value (a `NamedTuple`).
 """
 
 from __future__ import annotations
 
-from loopx_core.hosts.record import Record
+import re
+from typing import Literal, NamedTuple
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hook path
-if TYPE_CHECKING:
-    from typing import Literal
-
-    Scope = Literal["project", "user"]
-    MergeKind = Literal["owned", "json", "toml", "markdown"]
-
-_ALIASES = {"Scope": ("project", "user"), "MergeKind": ("owned", "json", "toml", "markdown")}
-"""The `Literal` aliases' values: built (with typing) only when a caller asks for one at run time."""
-_BASE_NAME = r"^[a-z][a-z0-9_]*$"
-"""`BASE_NAME`'s pattern (`is_base_name` answers as its `match`)."""
-
-
-def __getattr__(name: str) -> object:
-    """`Scope` and `MergeKind` (`typing.Literal` aliases) and `BASE_NAME` (a compiled pattern),
-    made on first use (PEP 562): a hook's start pays for neither typing nor a regex compile."""
-    if name == "BASE_NAME":
-        import re
-
-        value: object = re.compile(_BASE_NAME)
-    elif name in _ALIASES:
-        from typing import Literal
-
-        value = Literal[_ALIASES[name]]
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
-_BASE_CHARS = _LOWER | frozenset("0123456789_")
+Scope = Literal["project", "user"]
+MergeKind = Literal["owned", "json", "toml", "markdown"]
+BASE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+"""What a base name looks like (it is stored in the install manifest)."""
+CORE_BASES = ("target", "home")
+"""The bases every host may use: the target (the project) and the home folder."""
 
 
 def is_base_name(name: str) -> bool:
-    """What a base name looks like: `BASE_NAME.match(name)`, without compiling the pattern (a
-    trailing newline passes, as `$` lets it; tests/adversarial/test_lean_name_checks.py)."""
-    core = name[:-1] if name.endswith("\n") else name
-    return core[:1] in _LOWER and all(char in _BASE_CHARS for char in core)
+    """True when `name` can name a base (`BASE_NAME`)."""
+    return bool(BASE_NAME.match(name))
 
 
-CORE_BASES = ("target", "home")
-"""The bases every host may use: the target (the project) and the home folder."""
-if TYPE_CHECKING:
-    import re
-
-    BASE_NAME: re.Pattern[str]
-    """What a base name looks like (it is stored in the install manifest)."""
-
-
-class Base(Record):
+class Base(NamedTuple):
     """A folder a host's files live under, named by `FacadeFile.base` (declared in `Host.bases`).
 
     User scope: the first variable of `env` that is set, else `default` under the home folder.
@@ -83,7 +46,7 @@ class Base(Record):
         return f"~/{self.default}" if self.default else "~"
 
 
-class RenderContext(Record):
+class RenderContext(NamedTuple):
     """Everything a template may use; templates see these as variables (StrictUndefined)."""
 
     host: str
@@ -114,7 +77,7 @@ class RenderContext(Record):
         }
 
 
-class FacadeFile(Record):
+class FacadeFile(NamedTuple):
     """One file a host facade puts in place.
 
     `merge="owned"`: LoopX owns the whole file. Otherwise the file is shared with the user
@@ -144,14 +107,14 @@ class FacadeFile(Record):
         return f"{self.base}/{self.path}"
 
 
-class Finding(Record):
+class Finding(NamedTuple):
     """A problem found when reading an installation back."""
 
     path: str
     problem: str
 
 
-class HostSteps(Record):
+class HostSteps(NamedTuple):
     """What follows an install or uninstall in the host itself (`Host.steps`)."""
 
     notes: tuple[str, ...] = ()
@@ -161,7 +124,7 @@ class HostSteps(Record):
     LoopX runs each whose program is on PATH, and prints the others for the user to run."""
 
 
-class HostListing(Record):
+class HostListing(NamedTuple):
     """How a host's own CLI shows that LoopX is registered in it (`Host.listing`)."""
 
     argv: tuple[str, ...]
@@ -174,7 +137,7 @@ class HostListing(Record):
     """How long the command may take (some start the servers they list)."""
 
 
-class HookCall(Record):
+class HookCall(NamedTuple):
     """One `loopx hook NAME` invocation: the host's event payload (stdin JSON) and the selectors."""
 
     payload: dict[str, object]
@@ -187,7 +150,7 @@ class HookCall(Record):
     executable, so instructions a hook hands the agent name a command that runs."""
 
 
-class HookAnswer(Record):
+class HookAnswer(NamedTuple):
     """What the hook prints on stdout and its exit code (hosts read both)."""
 
     stdout: str = ""

@@ -1,9 +1,4 @@
-"""What the host registries share, without pluggy: `LOOPX_PLUGINS`, a host's shape, calls into plugins.
-
-Both registries use these: pluggy's (hosts/manager.py, every plugin) and the lean one for the
-built-in hosts on the hot path (hosts/builtin.py), so both judge a host and a failing plugin
-the same way.
-"""
+"""The host registry's rules: `LOOPX_PLUGINS`, a host's shape, calls into plugins."""
 
 from __future__ import annotations
 
@@ -13,7 +8,7 @@ from loopx_core.errors import LoopxError, UsageError
 from loopx_core.hosts.host import Host
 from loopx_core.hosts.model import CORE_BASES, Base, is_base_name
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any
@@ -74,11 +69,7 @@ def merge_hints(h: Host, packet: dict[str, Any]) -> None:
 
 class plugin_call:
     """Around a call into plugin code: a host's refusal (ValueError) is a usage error (exit 2), any
-    other exception a plugin failure (exit 1), one line either way; LoopX's own errors pass.
-
-    Lower-case, as the `@contextlib.contextmanager` function it was. A class rather than `@contextlib.contextmanager`: every hook enters one, and contextlib is
-    an import a hook need not pay for.
-    """
+    other exception a plugin failure (exit 1), one line either way; LoopX's own errors pass."""
 
     def __init__(self, who: str, what: str) -> None:
         self.who = who

@@ -13,22 +13,18 @@ algebra, not an executor.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, NamedTuple
+
 from loopx_core.errors import SettlementError
 from loopx_core.kernel.plan import SettlementPlan, SettlementStep, StepKind, build_plan
-from loopx_core.models.kinds import Kind, members
-from loopx_core.models.record import Record
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import Any
-
     from loopx_core.models.identity import SettlementIdentity
 
-    Step = Callable[["SettlementResult"], "SettlementResult"]
-else:
-    Step = "Callable[[SettlementResult], SettlementResult]"
-    """A step's type, for hints: its text at run time, so typing is not imported for it."""
+Step = Callable[["SettlementResult"], "SettlementResult"]
+"""A settlement step: a Kleisli arrow on `SettlementResult`."""
 
 __all__ = [
     "FailureKind",
@@ -45,38 +41,26 @@ __all__ = [
 ]
 
 
-class FailureKind(Kind):
-    """Why a settlement step refused; each kind has its own CLI exit code (a `Kind`, no enum)."""
+class FailureKind(StrEnum):
+    """Why a settlement step refused; each kind has its own CLI exit code."""
 
-    INVALID_IDENTITY: FailureKind
-    RECEIPT_MISSING: FailureKind
-    IDENTITY_MISMATCH: FailureKind
-    WRITEBACK_MISSING: FailureKind
-    WRITEBACK_REJECTED: FailureKind
-    BUDGET_REJECTED: FailureKind
-    PERMISSION_DENIED: FailureKind
-    CANCELLED: FailureKind
-    CLOSEOUT_REJECTED: FailureKind
-    LEASE_LOST: FailureKind
+    INVALID_IDENTITY = "invalid_identity"
+    RECEIPT_MISSING = "receipt_missing"
+    IDENTITY_MISMATCH = "identity_mismatch"
+    WRITEBACK_MISSING = "writeback_missing"
+    WRITEBACK_REJECTED = "writeback_rejected"
+    BUDGET_REJECTED = "budget_rejected"
+    PERMISSION_DENIED = "permission_denied"
+    CANCELLED = "cancelled"
+    CLOSEOUT_REJECTED = "closeout_rejected"
+    LEASE_LOST = "lease_lost"
 
 
-FAILURE_KINDS = members(
-    FailureKind,
-    "invalid_identity",
-    "receipt_missing",
-    "identity_mismatch",
-    "writeback_missing",
-    "writeback_rejected",
-    "budget_rejected",
-    "permission_denied",
-    "cancelled",
-    "closeout_rejected",
-    "lease_lost",
-)
+FAILURE_KINDS = tuple(FailureKind)
 """Every failure kind."""
 
 
-class SettlementReceipt(Record):
+class SettlementReceipt(NamedTuple):
     """Proof that a step committed; `replayed` when it was found, not performed, this time."""
 
     step: str
@@ -96,7 +80,7 @@ class SettlementReceipt(Record):
         }
 
 
-class SettlementFailure(Record):
+class SettlementFailure(NamedTuple):
     """A typed refusal: its kind survives every later step."""
 
     kind: FailureKind
@@ -113,7 +97,7 @@ class SettlementFailure(Record):
         raise SettlementError(str(self.kind), self.message, step=self.step)
 
 
-class SettlementResult(Record):
+class SettlementResult(NamedTuple):
     """The accumulated outcome: receipts in order, externally visible effects, a failure or none."""
 
     identity: SettlementIdentity

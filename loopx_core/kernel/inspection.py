@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from loopx_core.effects.lens import interpret_turn_journal
-from loopx_core.models.journal import TurnJournal
+from loopx_core.models.records import TurnJournal
 
 INSPECTION_SCHEMA = "loopx_turn_journal_inspection_v0"
 

@@ -7,29 +7,29 @@ re-exports it): a tick does not build the failure kinds and result records.
 
 from __future__ import annotations
 
-from loopx_core.errors import SettlementError
-from loopx_core.models.kinds import Kind, members
-from loopx_core.models.record import Record
+from enum import StrEnum
+from typing import TYPE_CHECKING, NamedTuple
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from loopx_core.errors import SettlementError
+
 if TYPE_CHECKING:
     from loopx_core.models.identity import SettlementIdentity
 
 
-class StepKind(Kind):
-    """A settlement step kind: one of `STEP_KINDS`, in their only legal order (a `Kind`, no enum)."""
+class StepKind(StrEnum):
+    """A settlement step kind, in their only legal order."""
 
-    VALIDATION: StepKind
-    DURABLE_WRITEBACK: StepKind
-    QUOTA_SPEND: StepKind
-    TERMINAL_CLOSEOUT: StepKind
+    VALIDATION = "validation"
+    DURABLE_WRITEBACK = "durable_writeback"
+    QUOTA_SPEND = "quota_spend"
+    TERMINAL_CLOSEOUT = "terminal_closeout"
 
 
-STEP_KINDS = members(StepKind, "validation", "durable_writeback", "quota_spend", "terminal_closeout")
+STEP_KINDS = tuple(StepKind)
 """Every step kind, in the order settlement runs them."""
 
 
-class SettlementStep(Record):
+class SettlementStep(NamedTuple):
     """One planned step: who performs it, what must hold first, how it is deduplicated."""
 
     kind: StepKind
@@ -49,7 +49,7 @@ class SettlementStep(Record):
         }
 
 
-class SettlementPlan(Record):
+class SettlementPlan(NamedTuple):
     """The ordered steps that settle one identity."""
 
     identity: SettlementIdentity

@@ -12,11 +12,11 @@ from loopx_core.effects import TURN_RESULT_SCHEMA
 from loopx_core.kernel.algebra import SettlementResult
 from loopx_core.models.constants import PHASES
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # a hint only: should-run passes the journal's lean twin
     from typing import Any
 
-    from loopx_core.models.journal import TurnJournal
+    from loopx_core.models.records import TurnJournal
 
 BASE_PLAN = ["validation", "durable_writeback", "quota_spend"]
 

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from loopx_core.errors import LoopxError, UsageError
 from loopx_core.ids import ID_PATTERN
-from loopx_core.models.domain import Id, describe
+from loopx_core.models.domain import describe
 
 MAX_MESSAGE = 1000
 """Longest error message sent back, in characters."""
@@ -54,7 +54,7 @@ def _problem(error: dict[str, object]) -> str:
         and isinstance(context, dict)
         and context.get("pattern") == ID_PATTERN
     ):
-        return f"not a valid id: use {describe(Id)}"
+        return f"not a valid id: use {describe('Id')}"
     return shorten(str(error.get("msg", "invalid value")))[:200]
 
 

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from loopx_core.clock import now
 from loopx_core.errors import UsageError
-from loopx_core.models.domain import Count, Id, Minutes, Priority
+from loopx_core.schema.domain import Count, Id, Minutes, Priority
 from loopx_core.ops.todos import DEFAULT_LEASE_MINUTES
 from loopx_core.store.files import FileStore
 
@@ -53,7 +53,7 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         from loopx_core.ops.todos import list_todos
 
         items = list_todos(store(), goal_id, status=status)
-        return {"goal_id": goal_id, "todos": [t.model_dump(mode="json", exclude_none=True) for t in items]}
+        return {"goal_id": goal_id, "todos": [t.dump(exclude_none=True) for t in items]}
 
     def todo_claim(
         goal_id: Id, todo_id: Id, agent_id: Id, lease_minutes: Minutes = DEFAULT_LEASE_MINUTES
@@ -61,9 +61,7 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         """Take a todo's lease (compare-and-swap; a live lease of another agent is a conflict)."""
         from loopx_core.ops.todos import claim_todo
 
-        return claim_todo(store(), goal_id, todo_id, agent_id, now(), lease_minutes=lease_minutes).model_dump(
-            mode="json", exclude_none=True
-        )
+        return claim_todo(store(), goal_id, todo_id, agent_id, now(), lease_minutes=lease_minutes).dump(exclude_none=True)
 
     def todo_complete(
         goal_id: Id,
@@ -90,7 +88,7 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
 
         return complete_todo(
             store(), goal_id, todo_id, now(), agent_id=agent_id, evidence=evidence
-        ).model_dump(mode="json", exclude_none=True)
+        ).dump(exclude_none=True)
 
     def turn_begin(
         goal_id: Id,
@@ -167,7 +165,7 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         """The allowlisted, read-only inspection of a turn journal."""
         from loopx_core.ids import check_id
         from loopx_core.kernel.inspection import inspect
-        from loopx_core.models.journal import check_turn_key
+        from loopx_core.models.records import check_turn_key
 
         check_id("goal", goal_id)
         check_id("agent", agent_id)
@@ -206,7 +204,7 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
             bound_agent=bound_agent,
             blocks_agent=blocks_agent,
         )
-        return todo.model_dump(mode="json", exclude_none=True)
+        return todo.dump(exclude_none=True)
 
     def todo_update(
         goal_id: Id,
@@ -231,7 +229,7 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
             bound_agent=bound_agent,
             blocks_agent=blocks_agent,
         )
-        return todo.model_dump(mode="json", exclude_none=True)
+        return todo.dump(exclude_none=True)
 
     def turn_cancel(goal_id: Id, agent_id: Id, turn_key: str, reason: str | None = None) -> dict[str, Any]:
         """Cancel this agent's open turn (or clear one whose journal is gone); its lease is released."""
@@ -255,13 +253,13 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         waiting = wait(
             store(), goal_id, reason, now(), for_minutes=for_minutes, poll_every_minutes=poll_every_minutes
         )
-        return waiting.model_dump(mode="json", exclude_none=True)
+        return waiting.dump(exclude_none=True)
 
     def focus_poll(goal_id: Id) -> dict[str, Any]:
         """Record a monitor poll that found nothing yet (the next poll is due one cadence later)."""
         from loopx_core.ops.gates import focus_poll as poll
 
-        return poll(store(), goal_id, now()).model_dump(mode="json", exclude_none=True)
+        return poll(store(), goal_id, now()).dump(exclude_none=True)
 
     def focus_done(goal_id: Id, evidence: str | None = None) -> dict[str, Any]:
         """End the focus wait with the evidence that arrived (clearing twice is harmless)."""
@@ -270,24 +268,20 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         ended = focus_clear(store(), goal_id, evidence=evidence)
         return {
             "goal_id": goal_id,
-            "cleared": ended.model_dump(mode="json", exclude_none=True) if ended else None,
+            "cleared": ended.dump(exclude_none=True) if ended else None,
         }
 
     def gate_open(goal_id: Id, title: str, blocks_agent: Id | None = None) -> dict[str, Any]:
         """Open an operator gate: it stops that agent (or every agent) until the owner resolves it."""
         from loopx_core.ops.gates import open_gate
 
-        return open_gate(store(), goal_id, title, now(), blocks_agent=blocks_agent).model_dump(
-            mode="json", exclude_none=True
-        )
+        return open_gate(store(), goal_id, title, now(), blocks_agent=blocks_agent).dump(exclude_none=True)
 
     def gate_resolve(goal_id: Id, gate_id: Id, resolution: str | None = None) -> dict[str, Any]:
         """Resolve an open gate (as the owner decided)."""
         from loopx_core.ops.gates import resolve_gate
 
-        return resolve_gate(store(), goal_id, gate_id, now(), resolution=resolution).model_dump(
-            mode="json", exclude_none=True
-        )
+        return resolve_gate(store(), goal_id, gate_id, now(), resolution=resolution).dump(exclude_none=True)
 
     def history(
         goal_id: Id | None = None,

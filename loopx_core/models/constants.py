@@ -1,13 +1,13 @@
-"""The models' constants that the hot path needs without the models: the schema version, bounds, turn phases.
+"""The schema's constants: the schema version, the domain's bounds, a turn's phases.
 
-Pure standard library (no pydantic), so `loopx quota should-run` can check `LOOPX_NOW`, cap a
-charge and order a turn's phases without building a model. `models.domain` and
-`models.journal` define their types from these names; this is their one definition.
+`loopx_core.schema` declares its types from these names and the generated records check
+them; this is their one definition.
 """
 
 from __future__ import annotations
 
-from loopx_core.datetimes import UTC, datetime
+from datetime import UTC, datetime
+from typing import Literal
 
 SCHEMA_VERSION = 1
 """The one schema version this release reads and writes."""
@@ -41,3 +41,31 @@ STATUSES: tuple[str, ...] = ("open", "committed", "stopped", "failed")
 """Every status a turn journal may have."""
 TOMBSTONES = ("committed", "stopped", "failed")
 """Journal statuses kept as read-only tombstones."""
+
+GateKind = Literal["owner", "no_progress"]
+"""Why a gate is open: the owner's own gate, or LoopX's escalation of a loop that advanced nothing."""
+TodoStatus = Literal["open", "claimed", "done", "blocked", "deferred"]
+"""Where a todo stands."""
+Progress = Literal["todo_worked", "todos_added", "none"]
+"""What a settled turn advanced; `none` counts towards the goal's no-progress limit."""
+NoticeKind = Literal[
+    "gate_opened",
+    "ask_owner",
+    "blocked_health",
+    "no_progress",
+    "stalled",
+    "goal_done",
+    "long_throttle",
+    "test",
+]
+"""What a notice tells the owner."""
+EVENT_KINDS: tuple[str, ...] = (
+    "gate_opened",
+    "ask_owner",
+    "blocked_health",
+    "no_progress",
+    "stalled",
+    "goal_done",
+    "long_throttle",
+)
+"""The events a sink may subscribe to (`test` is only ever sent by `loopx notify test`)."""

@@ -13,12 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from loopx_core.datetimes import datetime
+from datetime import datetime
 from loopx_core.errors import NotFoundError, UsageError
 from loopx_core.ids import check_id
-from loopx_core.notices.models import EVENT_KINDS, SinkConfig, SinkFile
+from loopx_core.models.constants import EVENT_KINDS
+from loopx_core.models.records import SinkConfig, SinkFile
 from loopx_core.notices.presence import has_sinks, sinks_path
-from loopx_core.store.atomic import atomic_write_bytes, read_model
+from loopx_core.models import codec
+from loopx_core.store.atomic import atomic_write_bytes, read_record
 from loopx_core.store.files import STATE_DIR
 
 T = TypeVar("T")
@@ -34,7 +36,7 @@ def shown_path(scope: Scope) -> str:
 def read_sinks(root: Path, scope: Scope) -> SinkFile:
     """One scope's sink file (an empty one when it does not exist yet)."""
     try:
-        return read_model(
+        return read_record(
             sinks_path(root, scope), SinkFile, what=f"{scope} notice sinks", root=_root_for(root, scope)
         )
     except NotFoundError:
@@ -66,7 +68,7 @@ def _update(root: Path, scope: Scope, change: Callable[[SinkFile], T]) -> T:
     with file_lock(lock):
         current = read_sinks(root, scope)
         result = change(current)
-        atomic_write_bytes(path, current.model_dump_json(indent=2, exclude_none=True).encode() + b"\n")
+        atomic_write_bytes(path, codec.document(current, exclude_none=True))
         os.chmod(path, 0o600)
         return result
 

@@ -14,10 +14,9 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from loopx_core.errors import LoopxError
-from loopx_core.notices.models import Delivery, Notice, OutboxRecord
+from loopx_core.models import codec
+from loopx_core.models.records import Delivery, Notice, OutboxRecord
 from loopx_core.notices.presence import notices_dir
 from loopx_core.store.atomic import atomic_write_bytes, read_bytes
 
@@ -35,7 +34,7 @@ def record_path(root: Path, notice_id: str) -> Path:
 
 
 def _encode(record: OutboxRecord) -> bytes:
-    return record.model_dump_json(indent=2, exclude_none=True).encode() + b"\n"
+    return codec.document(record, exclude_none=True)
 
 
 def queue(root: Path, notice: Notice, sink_ids: list[str]) -> bool:
@@ -70,8 +69,9 @@ def write(root: Path, record: OutboxRecord) -> None:
 def read(path: Path) -> OutboxRecord | None:
     """One record, or None when it is unreadable or of another schema (doctor reports those)."""
     try:  # read_bytes: a FIFO or a device standing there is refused at once, never read
-        return OutboxRecord.model_validate_json(read_bytes(path, what="outbox record")[0])
-    except (LoopxError, OSError, ValidationError, ValueError, RecursionError):
+        data, where = read_bytes(path, what="outbox record")
+        return codec.parse(data, OutboxRecord, what="outbox record", where=where)
+    except (LoopxError, OSError):
         return None
 
 

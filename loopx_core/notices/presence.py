@@ -8,7 +8,7 @@ import os
 
 from loopx_core.store.roots import STATE_DIR
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from loopx_core.errors import LoopxError, UsageError
 from loopx_core.escapes import clipped, visible
-from loopx_core.notices.models import Notice
+from loopx_core.models.records import Notice
 
 FILE_SCHEME = "file"
 ADDRESS_SCHEMES = frozenset({"json", "jsons", "xml", "xmls", "form", "forms", "mailto", "mailtos"})
@@ -110,7 +110,7 @@ def shown_file(path: Path, root: Path | None) -> str:
 
 def notice_line(notice: Notice) -> bytes:
     """The JSON line a file sink appends."""
-    return json.dumps(notice.model_dump(mode="json", exclude_none=True), separators=(",", ":")).encode()
+    return json.dumps(notice.dump(exclude_none=True), separators=(",", ":")).encode()
 
 
 class FileSink(NoticeSink):

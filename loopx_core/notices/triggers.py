@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from loopx_core.clock import parse_time
-from loopx_core.datetimes import datetime
+from datetime import datetime
 from loopx_core.errors import LoopxError
-from loopx_core.models import GoalEntry, GoalState
+from loopx_core.models.records import GoalEntry, GoalState
 from loopx_core.notices import events
 from loopx_core.notices.emit import queue_notice
-from loopx_core.notices.models import Notice
+from loopx_core.models.records import Notice
 
 
 def notice_for(

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from loopx_core.datetimes import datetime, timedelta
+from datetime import datetime, timedelta
 from loopx_core.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from loopx_core.ids import check_id
-from loopx_core.models import Gate, GoalState, WaitingOn
-from loopx_core.models.domain import InputTime, Minutes, Time, check, check_optional
-from loopx_core.models.goal import GateKind
+from loopx_core.models.records import Gate, GoalState, WaitingOn
+from loopx_core.models.constants import GateKind
+from loopx_core.models.domain import check, check_optional
 from loopx_core.ops.require import require_goal
 from loopx_core.store.base import Store
 
@@ -88,15 +88,15 @@ def focus_wait(
         raise UsageError("a focus wait needs a --reason")
     if (until is None) == (for_minutes is None):
         raise UsageError("give exactly one of --until or --for-minutes")
-    poll_every_minutes = check_optional("--poll-every-minutes", Minutes, poll_every_minutes)
+    poll_every_minutes = check_optional("--poll-every-minutes", "Minutes", poll_every_minutes)
     if until is None:
         resume = check(
             "end of --for-minutes",
-            Time,
-            now + timedelta(minutes=check("--for-minutes", Minutes, for_minutes)),
+            "Time",
+            now + timedelta(minutes=check("--for-minutes", "Minutes", for_minutes)),
         )
     else:
-        resume = check("--until", InputTime, until)
+        resume = check("--until", "InputTime", until)
     if resume <= now:
         raise UsageError("the focus wait must end in the future")
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, get_type_hints
+from typing import Any
 
 from loopx_core import faults
-from loopx_core.datetimes import datetime
+from datetime import datetime
 from loopx_core.errors import ConflictError, LoopxError, UsageError
 from loopx_core.ids import check_id
-from loopx_core.models import SCHEMA_VERSION, AgentEntry, GoalEntry, GoalState, QuotaPolicy, Registry
-from loopx_core.models.domain import Minutes, NoProgressLimit, check, check_optional
+from loopx_core.models.constants import SCHEMA_VERSION
+from loopx_core.models.records import AgentEntry, GoalEntry, GoalState, QuotaPolicy, Registry
+from loopx_core.models.domain import check, check_optional
 from loopx_core.ops.require import require_agent, require_goal
 from loopx_core.store.base import Store
 
@@ -55,12 +56,12 @@ def _check_text(option: str, value: str) -> None:
 
 def policy_from(base: QuotaPolicy, **changes: float | None) -> QuotaPolicy:
     """A copy of `base` with the given (non-None) fields changed, each checked against its domain."""
-    domains = get_type_hints(QuotaPolicy, include_extras=True)
-    data = base.model_dump()
-    for name, value in changes.items():
-        if value is not None:
-            data[name] = check("--" + name.replace("_", "-"), domains[name], value)
-    return QuotaPolicy.model_validate(data)
+    checked = {
+        name: check("--" + name.replace("_", "-"), QuotaPolicy.FIELDS[name].kind, value)
+        for name, value in changes.items()
+        if value is not None
+    }
+    return base.replace(**checked)
 
 
 def add_goal(
@@ -74,7 +75,7 @@ def add_goal(
 ) -> GoalEntry:
     """Create a goal: its registry entry and an empty state."""
     check_id("goal", goal_id)
-    limit = check_optional("--no-progress-limit", NoProgressLimit, no_progress_limit)
+    limit = check_optional("--no-progress-limit", "NoProgressLimit", no_progress_limit)
     if not objective.strip():
         raise UsageError("a goal needs a non-empty --objective")
     _check_text("--objective", objective)
@@ -119,7 +120,7 @@ def _create_state(store: Store, goal_id: str) -> None:
             f"goal {goal_id!r} has a state but no registry entry, and the state cannot be read "
             f"({unreadable}): move it aside, or add the goal under another id"
         ) from None
-    if found.model_dump() != fresh.model_dump():
+    if found.dump() != fresh.dump():
         raise ConflictError(
             f"goal {goal_id!r} has a state but no registry entry, and the state is not empty: "
             "restore the registry it belongs to, or add the goal under another id"
@@ -136,7 +137,7 @@ def configure_goal(
     **quota: float | None,
 ) -> GoalEntry:
     """Change a goal's objective, quota policy or no-progress limit (refused once it is done)."""
-    limit = check_optional("--no-progress-limit", NoProgressLimit, no_progress_limit)
+    limit = check_optional("--no-progress-limit", "NoProgressLimit", no_progress_limit)
 
     def change(registry: Registry) -> GoalEntry:
         goal = require_goal(registry, goal_id)
@@ -182,7 +183,7 @@ def show_goal(store: Store, goal_id: str) -> dict[str, Any]:
     """A goal's registry entry and state, as JSON data."""
     goal = require_goal(store.read_registry(), goal_id)
     state = store.read_goal(goal_id)
-    return {"goal": goal.model_dump(mode="json"), "state": state.model_dump(mode="json")}
+    return {"goal": goal.dump(), "state": state.dump()}
 
 
 def register_agent(
@@ -200,7 +201,7 @@ def register_agent(
     `host`, `monitor_only` and `cadence_minutes` keep their recorded values unless given.
     """
     check_id("agent", agent_id)
-    cadence = check_optional("--cadence-minutes", Minutes, cadence_minutes)
+    cadence = check_optional("--cadence-minutes", "Minutes", cadence_minutes)
     caps = sorted({c.strip() for c in capabilities if c.strip()})
 
     def change(registry: Registry) -> AgentEntry:
@@ -258,7 +259,7 @@ def show_agent(store: Store, agent_id: str) -> dict[str, Any]:
         turn = state.open_turns.get(agent_id)
         if held or turn:
             work.append({"goal_id": goal_id, "open_turn": turn, "claimed_todos": held})
-    return {"agent": agent.model_dump(mode="json", exclude_none=True), "work": work}
+    return {"agent": agent.dump(exclude_none=True), "work": work}
 
 
 def remove_agent(store: Store, agent_id: str) -> AgentEntry:

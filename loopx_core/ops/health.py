@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loopx_core.clock import iso
-from loopx_core.datetimes import UTC, datetime
+from datetime import UTC, datetime
 from loopx_core.errors import NotFoundError, StateInvalidError, UsageError
 from loopx_core.ids import check_id, shown_value
-from loopx_core.models import GoalState, HealthFinding, Registry
+from loopx_core.models.records import GoalState, HealthFinding, Registry
 from loopx_core.ops.require import require_goal
 from loopx_core.store.base import Store
 from loopx_core.store.files import STATE_DIR
@@ -83,7 +83,7 @@ def list_findings(store: Store, goal_id: str | None = None) -> list[dict[str, An
             if goal_id is not None:
                 raise
             continue
-        rows += [{"goal_id": g, **h.model_dump(mode="json")} for h in state.health]
+        rows += [{"goal_id": g, **h.dump()} for h in state.health]
     return rows
 
 

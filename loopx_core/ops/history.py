@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from loopx_core.datetimes import datetime
+from datetime import datetime
 from loopx_core.ids import check_id
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hook path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
@@ -24,10 +24,10 @@ def history(
     limit: int = DEFAULT_LIMIT,
 ) -> list[dict[str, Any]]:
     """The newest `limit` runs matching the filters, newest first, each with its goal id."""
-    from loopx_core.models.domain import Count, check
+    from loopx_core.models.domain import check
     from loopx_core.ops.require import require_goal
 
-    limit = check("--limit", Count, limit)
+    limit = check("--limit", "Count", limit)
     for kind, value in (("agent", agent_id), ("todo", todo_id)):
         if value is not None:
             check_id(kind, value)
@@ -40,26 +40,12 @@ def history(
                 continue
             if since is not None and datetime.fromisoformat(entry.at.replace("Z", "+00:00")) < since:
                 continue
-            rows.append({"goal_id": goal, **entry.model_dump(mode="json", exclude={"schema_version"})})
+            rows.append({"goal_id": goal, **entry.dump(exclude={"schema_version"})})
     rows.sort(key=lambda r: (r["at"], r["goal_id"], r["run_id"]), reverse=True)
     return rows[:limit]
 
 
 def last_runs(store: Store, goal_id: str, count: int = 3) -> list[dict[str, Any]]:
-    """The goal's last `count` runs, newest first (for status, hooks and heartbeat prompts).
-
-    `store` may read through the lean readers (`loopx_core.store.lean`): the rows are the same.
-    """
+    """The goal's last `count` runs, newest first (for status, hooks and heartbeat prompts)."""
     entries = store.read_history(goal_id, last=count)
-    return [_row(entry) for entry in reversed(entries)]
-
-
-def _row(entry: Any) -> dict[str, Any]:
-    """An entry (a model or its lean twin) as JSON data, without its schema version."""
-    if hasattr(entry, "model_dump"):
-        return entry.model_dump(mode="json", exclude={"schema_version"})  # type: ignore[no-any-return]
-    from loopx_core.models.lean import dump
-
-    row: dict[str, Any] = dump(entry)
-    del row["schema_version"]
-    return row
+    return [entry.dump(exclude={"schema_version"}) for entry in reversed(entries)]

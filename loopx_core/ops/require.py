@@ -9,9 +9,9 @@ from __future__ import annotations
 from loopx_core.errors import NotFoundError, SettlementError
 from loopx_core.ids import check_id
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
-    from loopx_core.models import AgentEntry, GoalEntry, Registry
+    from loopx_core.models.records import AgentEntry, GoalEntry, Registry
 
 
 def require_goal(registry: Registry, goal_id: str) -> GoalEntry:

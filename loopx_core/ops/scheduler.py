@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from loopx_core.datetimes import datetime
+from datetime import datetime
 from loopx_core.errors import UsageError
 from loopx_core.ids import check_id
-from loopx_core.models.scheduler import SchedulerEntry, SchedulerState
+from loopx_core.models.records import SchedulerEntry, SchedulerState
 from loopx_core.ops.require import require_agent, require_goal
 from loopx_core.store.base import Store
 from loopx_core.store.files import FileStore

@@ -5,21 +5,21 @@ from __future__ import annotations
 from loopx_core.errors import NotFoundError, RefusedError
 from loopx_core.ids import check_id
 from loopx_core.models.constants import SCHEMA_VERSION
-from loopx_core.models.record import Record
-from loopx_core.models.twins import check_optional, models, to_json
+from typing import NamedTuple
+from loopx_core.models.domain import check_optional
 from loopx_core.ops.require import require_agent, require_goal
 from loopx_core.quota import charge_slots, compute_usage, lookback
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
-    from loopx_core.datetimes import datetime
-    from loopx_core.models import LedgerEvent
+    from datetime import datetime
+    from loopx_core.models.records import LedgerEvent
     from loopx_core.store.base import Store
 
 
-class SpendResult(Record):
+class SpendResult(NamedTuple):
     """The ledger event of a spend or void, and whether it was already there (a replay)."""
 
     event: LedgerEvent
@@ -29,7 +29,7 @@ class SpendResult(Record):
         """The result as JSON data."""
         return {
             "replayed": self.replayed,
-            "event": to_json(self.event, exclude_none=True),
+            "event": self.event.dump(exclude_none=True),
         }
 
 
@@ -72,7 +72,7 @@ def spend(
             earlier = store.spend_receipt(goal_id, turn_instance_id)
             if earlier is not None:
                 raise _AlreadyRecorded(earlier)
-        return models(store).LedgerEvent(
+        return LedgerEvent(
             schema_version=SCHEMA_VERSION,
             event_id=f"ev-{seq}",
             seq=seq,
@@ -135,7 +135,7 @@ def void(
                 f"event {event_id!r} is a {target.kind}, only spends can be voided",
                 code="not_a_spend",
             )
-        return models(store).LedgerEvent(
+        return LedgerEvent(
             schema_version=SCHEMA_VERSION,
             event_id=f"ev-{seq}",
             seq=seq,
@@ -165,7 +165,7 @@ def quota_status(store: Store, goal_id: str, now: datetime) -> dict[str, Any]:
     released = usage.released_at()
     return {
         "goal_id": goal_id,
-        "policy": to_json(goal.quota),
+        "policy": goal.quota.dump(),
         "allowed_slots": usage.allowed_slots,
         "spent_slots": usage.spent_slots,
         "remaining_slots": usage.remaining_slots,

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from loopx_core.datetimes import datetime
+from datetime import datetime
 from loopx_core.errors import UsageError
 from loopx_core.ids import check_id
-from loopx_core.models import Todo
+from loopx_core.models.records import Todo
 from loopx_core.ops import goals, todos
 from loopx_core.store.base import Store
 

@@ -8,15 +8,15 @@ neither ever fails the tick.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 from loopx_core.decide.packet import build_packet, load_inputs
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from pathlib import Path
-    from typing import Any
+    from datetime import datetime
 
-    from loopx_core.datetimes import datetime
     from loopx_core.decide.assess import Inputs
     from loopx_core.store.base import Store
 
@@ -32,15 +32,9 @@ def tick_packet(
     current_rrule: str | None = None,
     contributors: tuple[Callable[[dict[str, Any]], None], ...] = (),
 ) -> dict[str, Any]:
-    """The should-run packet for a host's tick, with the tick observed (heartbeat, owner notice).
-
-    A file store is read through the lean readers (`loopx_core.store.lean`): the same
-    values and the same refusals as the pydantic models, without building them.
-    """
-    from loopx_core.store.lean import for_reading
-
+    """The should-run packet for a host's tick, with the tick observed (heartbeat, owner notice)."""
     inputs = load_inputs(
-        for_reading(store),
+        store,
         goal_id,
         agent_id,
         now,
@@ -57,14 +51,13 @@ def observe_tick(root: Path | str, inputs: Inputs, packet: dict[str, Any]) -> No
     """Record the asking agent's heartbeat (if it has a cadence) and queue the notice the packet calls for.
 
     The notice modules load only for a packet that needs the owner, a throttled goal or a
-    finished one (docs/notices.md), so an ordinary tick stays lean. `root` may be the string a
-    lean file store holds: it becomes a `Path` (and pathlib loads) only for such a record.
+    finished one (docs/notices.md).
     """
     agent = inputs.agent
     if agent is not None and agent.cadence_minutes is not None:
         from loopx_core.ops.health import beat  # only agents with a cadence are judged alive
 
-        beat(_as_path(root), agent.agent_id, inputs.now)
+        beat(Path(root), agent.agent_id, inputs.now)
     done = inputs.goal is not None and inputs.goal.status == "done"
     if (
         packet["interaction_contract"]["user_channel"]["notify"]
@@ -73,10 +66,5 @@ def observe_tick(root: Path | str, inputs: Inputs, packet: dict[str, Any]) -> No
     ):
         from loopx_core.notices.triggers import queue_for_packet  # the notice modules, only when needed
 
-        queue_for_packet(_as_path(root), packet, inputs.goal, inputs.state, inputs.now)
+        queue_for_packet(Path(root), packet, inputs.goal, inputs.state, inputs.now)
 
-
-def _as_path(root: Path | str) -> Path:
-    from pathlib import Path
-
-    return Path(root)

@@ -6,16 +6,16 @@ from loopx_core.decide import scope
 from loopx_core.errors import ConflictError, LoopxError, NotFoundError, RefusedError, UsageError
 from loopx_core.ids import check_id
 from loopx_core.models.identity import SettlementIdentity
-from loopx_core.models.twins import check, check_optional, models
+from loopx_core.models.domain import check, check_optional
 from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, lease_todo
 from loopx_core.ops.require import require_goal, require_worker
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Literal
 
-    from loopx_core.datetimes import datetime
-    from loopx_core.models import GoalState, Todo
+    from datetime import datetime
+    from loopx_core.models.records import GoalState, Todo
     from loopx_core.store.base import Store
 
 
@@ -65,7 +65,7 @@ def add_todo(
             state.next_todo_number += 1
         elif state.todo(chosen) is not None:
             raise ConflictError(f"todo {chosen!r} already exists in goal {goal_id!r}")
-        todo = models(store).Todo(
+        todo = Todo(
             todo_id=chosen,
             title=title.strip(),
             kind=kind,

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from loopx_core.clock import iso
-from loopx_core.models.twins import models
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
-    from loopx_core.datetimes import datetime
+    from datetime import datetime
     from loopx_core.store.base import Store
 
 
@@ -20,7 +19,7 @@ def run_id_for(effect_id: str) -> str:
 
 def write_run(store: Store, record: dict[str, Any], at: datetime) -> None:
     """Store the run record (JSON and Markdown) and index it in the history once (goal lock held)."""
-    entry = models(store).RunIndexEntry(
+    entry = RunIndexEntry(
         schema_version=1,
         run_id=record["run_id"],
         at=iso(at),

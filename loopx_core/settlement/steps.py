@@ -16,16 +16,16 @@ from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, SETTLED_HOLD_MINUTES, ho
 from loopx_core.quota import charge_slots, compute_usage, lookback
 from loopx_core.settlement import runlog
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from loopx_core.datetimes import datetime
+    from datetime import datetime
     from loopx_core.kernel.algebra import Step
-    from loopx_core.models import GoalState
-    from loopx_core.models.journal import TurnJournal
-    from loopx_core.models.runs import Progress
+    from loopx_core.models.records import GoalState
+    from loopx_core.models.records import TurnJournal
+    from loopx_core.models.constants import Progress
     from loopx_core.store.base import Store
 
     Outcome = tuple[dict[str, Any], str | None] | tuple[FailureKind, str]

@@ -11,19 +11,19 @@ from loopx_core.errors import ConflictError, NotFoundError, RefusedError, Settle
 from loopx_core.kernel.algebra import SettlementResult, StepKind, compose
 from loopx_core.kernel.results import BASE_PLAN, turn_result
 from loopx_core.models.identity import SettlementIdentity, replan_obligation_id, turn_instance_id
-from loopx_core.models.twins import check, models, to_json
+from loopx_core.models.domain import check
 from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, hold_lease, lease_todo
 from loopx_core.ops.require import require_goal, require_worker
 from loopx_core.quota import compute_usage, lookback
 from loopx_core.settlement.runlog import run_id_for
 from loopx_core.settlement.steps import STEP_BUILDERS, TurnContext, guard, journal_host_phases, run_validation
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
-    from loopx_core.datetimes import datetime
-    from loopx_core.models.journal import TurnJournal
+    from datetime import datetime
+    from loopx_core.models.records import TurnJournal
     from loopx_core.store.base import Store
 
 
@@ -76,7 +76,7 @@ def begin_turn(
             lease = lease_todo(store, identity, now, lease_minutes=lease_minutes)
             if lease.failure is not None:
                 lease.failure.raise_error()
-        journal = models(store).TurnJournal(
+        journal = TurnJournal(
             schema_version=1,
             turn_key=identity.turn_key,
             goal_id=goal_id,
@@ -217,7 +217,7 @@ def renew_turn_lease(
         if lost:
             raise SettlementError(str(lost[0]), lost[1], step="renew")
         todo = store.read_goal(goal_id).todo(identity.todo_id)
-        return to_json(todo, exclude_none=True) if todo else None
+        return todo.dump(exclude_none=True) if todo else None
 
 
 def mark_failed(store: Store, journal: TurnJournal, failure: dict[str, str], now: datetime) -> None:

@@ -1,7 +1,7 @@
-"""Atomic file writes (temp file, fsync, rename) and schema-checked reads.
+"""Atomic file writes (temp file, fsync, rename) and capped, kind-checked reads of records.
 
-pydantic loads only when a model is written or validated: writing bytes, naming a path or
-finding that a file is missing needs none of it (the should-run path, docs/benchmarks.md).
+Every file LoopX keeps is read by `read_record` and written by `write_record`, through the one
+codec (`loopx_core.models.codec`).
 """
 
 from __future__ import annotations
@@ -9,26 +9,25 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
-from loopx_core import jsontext
-from loopx_core.errors import NotFoundError, SchemaUnsupportedError, StateInvalidError
-from loopx_core.models.constants import SCHEMA_VERSION
-from loopx_core.store.paths import make_folders, name_of, parent_of, pure, relative_parts, two_parts
+from loopx_core.errors import NotFoundError, StateInvalidError
+from loopx_core.models import codec
+from loopx_core.models.record import Record
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import TypeVar
+    R = TypeVar("R", bound=Record)
 
-    from pydantic import BaseModel, ValidationError
 
-    M = TypeVar("M", bound="BaseModel")
+def two_parts(path: Path | str) -> str:
+    """The last two parts of `path` (`goals/demo`): how a message names a file outside the root."""
+    return "/".join(Path(path).parts[-2:])
 
 
 def atomic_write_bytes(path: Path | str, data: bytes, *, durable: bool = True, folder: bool = True) -> None:
     """Replace `path` with `data` so a reader sees the old file or the new one, never half.
 
-    `path` may be a string: the write needs no pathlib (store/paths.py answers as it would).
     `durable` (the default, for every file that is the truth): the data is fsynced before the
     rename and the folder after it, so the new file survives a crash. `durable=False` is only
     for derived data rebuilt from files already made durable (the receipt index): a crash may
@@ -36,9 +35,12 @@ def atomic_write_bytes(path: Path | str, data: bytes, *, durable: bool = True, f
     `folder=False` leaves the folder's fsync to the caller, who renames another file in the
     same folder and then calls `fsync_dir` once for both.
     """
+    import tempfile  # (with shutil) only a command that writes loads it
+
+    parent = os.path.dirname(path)
     try:
-        make_folders(parent_of(path))
-        fd, tmp = _temporary(path)
+        os.makedirs(parent, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=parent)
     except OSError as exc:
         raise _unwritable(path, exc) from None
     try:
@@ -49,32 +51,12 @@ def atomic_write_bytes(path: Path | str, data: bytes, *, durable: bool = True, f
                 os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException as exc:
-        try:  # noqa: SIM105 (contextlib.suppress would load contextlib for every write)
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        unlink_missing(tmp)
         if isinstance(exc, OSError):
             raise _unwritable(path, exc) from None
         raise
     if durable and folder:
-        fsync_dir(parent_of(path))
-
-
-def _temporary(path: Path | str) -> tuple[int, str]:
-    """A new, empty, private file beside `path` (`.<name>.<random>.tmp`), open for writing.
-
-    What `tempfile.mkstemp` does (exclusive create, mode 0o600, a fresh name on a clash), without
-    importing tempfile, which loads shutil, random and the compression modules: a hook that
-    writes one small file would pay more for that import than for the write.
-    """
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    for _ in range(100):
-        tmp = os.path.join(parent_of(path), f".{name_of(path)}.{os.urandom(6).hex()}.tmp")
-        try:
-            return os.open(tmp, flags, 0o600), tmp
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free temporary name beside {name_of(path)}")
+        fsync_dir(parent)
 
 
 def _unwritable(path: Path | str, exc: OSError) -> StateInvalidError:
@@ -84,11 +66,8 @@ def _unwritable(path: Path | str, exc: OSError) -> StateInvalidError:
 
 
 def unlink_missing(path: Path | str) -> None:
-    """`Path(path).unlink(missing_ok=True)`, with `os` alone."""
-    try:  # noqa: SIM105 (contextlib.suppress would load contextlib for every write)
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
+    """Remove `path` if it is there."""
+    Path(path).unlink(missing_ok=True)
 
 
 def fsync_dir(directory: Path | str) -> None:
@@ -100,23 +79,22 @@ def fsync_dir(directory: Path | str) -> None:
         os.close(fd)
 
 
-def write_model(path: Path, model: BaseModel, *, durable: bool = True) -> None:
-    """Write a model as indented JSON, atomically (`durable`: see `atomic_write_bytes`)."""
-    atomic_write_bytes(path, model.model_dump_json(indent=2).encode() + b"\n", durable=durable)
+def write_record(path: Path | str, record: Record, *, durable: bool = True) -> None:
+    """Write a record as indented JSON, atomically (`durable`: see `atomic_write_bytes`)."""
+    atomic_write_bytes(path, codec.document(record), durable=durable)
 
 
 def shown(path: Path | str, root: Path | str | None) -> str:
     """`path` relative to the project root when inside it (messages never leak the full path).
 
-    `str(Path(path).relative_to(root))` (pathlib's lexical comparison of the parts), or
-    `str(Path(path))` outside the root; strings and paths alike.
+    Outside the root (or with none): the path as given.
     """
-    text = pure(os.fspath(path))
     if root is not None:
-        inside = relative_parts(text, pure(os.fspath(root)))
-        if inside is not None:
-            return "/".join(inside) or "."
-    return text
+        try:
+            return str(Path(path).relative_to(root))
+        except ValueError:
+            pass
+    return str(Path(path))
 
 
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
@@ -252,52 +230,8 @@ def is_link(path: Path | str) -> bool:
         return False
 
 
-def read_model(path: Path, model: type[M], *, what: str, root: Path | None = None) -> M:
-    """Read and validate a JSON file; refuse unknown or newer schemas without touching it."""
+def read_record(path: Path | str, cls: type[R], *, what: str, root: Path | str | None = None) -> R:
+    """The record of `cls` stored at `path`: missing is `NotFoundError`; what is not a file, not
+    JSON or not the record (or of another schema version) is refused, the file left as it is."""
     data, where = read_bytes(path, what=what, root=root)
-    from pydantic import ValidationError
-
-    try:
-        return model.model_validate_json(data)
-    except ValidationError as exc:
-        raise explain(where, data, what, exc) from None
-
-
-def version_shown(version: object) -> str:
-    """A file's `schema_version` in words for a refusal: its number or text, else what it is."""
-    if version is None:
-        return "no schema_version"
-    if isinstance(version, bool) or not isinstance(version, int | float | str):
-        kind = (
-            "true or false"
-            if isinstance(version, bool)
-            else "an object"
-            if isinstance(version, dict)
-            else "a list"
-        )
-        return f"a schema_version that is {kind}"
-    return f"schema_version {jsontext.dumps(version)[:40]}"
-
-
-def explain(path: str, data: bytes, what: str, exc: ValidationError) -> StateInvalidError:
-    """Turn a validation failure into one line that says what is wrong with the file (or line).
-
-    Another `schema_version` (newer, unknown or missing) is a `SchemaUnsupportedError`.
-    """
-    try:
-        raw = jsontext.loads(data)
-    except RecursionError:
-        return StateInvalidError(f"{what} at {path} is nested too deeply to be a LoopX file", path=path)
-    except ValueError as bad:
-        hint = " (empty)" if not data.strip() else " (truncated?)" if "Expecting" in str(bad) else ""
-        return StateInvalidError(f"{what} at {path} is not valid JSON{hint}: {bad}", path=path)
-    version = raw.get("schema_version") if isinstance(raw, dict) else None
-    if version != SCHEMA_VERSION:
-        return SchemaUnsupportedError(
-            f"{what} at {path} has {version_shown(version)}; this loopx reads {SCHEMA_VERSION} "
-            "(file left unchanged)",
-            path=path,
-        )
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "(root)"
-    return StateInvalidError(f"{what} at {path} is invalid at {where}: {first['msg']}", path=path)
+    return codec.parse(data, cls, what=what, where=where)

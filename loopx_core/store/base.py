@@ -3,25 +3,23 @@
 `FileStore` (files under `.loopx/`) is the embedded default; `PostgresStore` (one
 PostgreSQL database shared by several machines) implements exactly this protocol and passes
 the same contract tests (tests/test_store_contract.py); `choice.open_store` picks one.
-Every write is atomic; `update_*` and `append_event` serialise per goal (the registry has its own lock); `goal_lock` is re-entrant in the
-holding thread and exclusive against every other thread and process.
+Every write is atomic; `update_*` and `append_event` serialise per goal (the registry has its
+own lock); `goal_lock` is re-entrant in the holding thread and exclusive against every other thread and process.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from loopx_core import models as pydantic_models
-from loopx_core.datetimes import datetime
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
+    from datetime import datetime
+    from pathlib import Path
 
-if TYPE_CHECKING:  # hints only: the protocol itself needs no model (nor pydantic)
-    from loopx_core.models import GoalState, LedgerEvent, Registry
-    from loopx_core.models.journal import TurnJournal
-    from loopx_core.models.runs import RunIndexEntry
-    from loopx_core.models.scheduler import SchedulerState
+    from loopx_core.models.records import GoalState, LedgerEvent, Registry, RunIndexEntry, SchedulerState
+
+    from loopx_core.models.records import TurnJournal
 
 T = TypeVar("T")
 
@@ -31,14 +29,8 @@ class Store(Protocol):
 
     root: Path
     """The project folder (commands a turn runs start there)."""
-    root_text: str
-    """The project folder as a string: what a settlement step joins paths to, without pathlib."""
     label: str
     """The store as packets and `loopx status` name it: `files`, or a redacted DSN."""
-    models: Any = pydantic_models
-    """The record classes, by model name, that this store reads, builds and writes:
-    `store.models.TurnJournal(...)`. The pydantic models (each loaded on first use) by
-    default; the settlement store's lean twins (`loopx_core.models.lean`)."""
 
     # -- lifecycle
     def is_initialized(self) -> bool:

@@ -25,21 +25,6 @@ def is_dsn(text: str) -> bool:
 
 def parse(dsn: str) -> dict[str, str]:
     """The DSN's libpq parameters; a malformed one is a `UsageError` that never echoes it."""
-    from loopx_core.store.postgres import conninfo
-    from loopx_core.store.postgres.common import installed
-    from loopx_core.store.postgres.lean_protocol import Doubt
-
-    try:  # the common keys, parsed as libpq parses them: a tick loads no libpq to name its store
-        if installed("psycopg"):
-            return conninfo.parse(dsn.strip())
-    except Doubt:
-        pass
-    from loopx_core.store.postgres import libpq
-
-    try:  # libpq's own parser through ctypes: a tick on the team store imports no psycopg
-        return {key: str(value) for key, value in libpq.conninfo(dsn.strip()).items() if value is not None}
-    except Doubt:  # no libpq here, a NUL byte, a DSN libpq refuses: psycopg's parser says why
-        pass
     try:
         from psycopg.conninfo import conninfo_to_dict
     except ImportError:  # the PostgreSQL extra is not installed

@@ -1,57 +1,45 @@
 """`FileStore`: the embedded store, plain files under `<root>/.loopx/`.
 
-The models (and pydantic) load when a file is first validated or written, not on import:
-the paths and a tick's lean reads (`store.lean`) need none of them. Finding the project's
-root is `store/roots.py`.
+Every file is read and written through the one codec (`loopx_core.models.codec`); finding the
+project's root is `store/roots.py`.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from itertools import islice
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from loopx_core import jsontext
-from loopx_core import models as pydantic_models
-from loopx_core.errors import (
-    ConflictError,
-    NotFoundError,
-    SchemaUnsupportedError,
-    StateInvalidError,
-)
+from loopx_core.errors import ConflictError, NotFoundError, SchemaUnsupportedError, StateInvalidError
 from loopx_core.faults import race_window
 from loopx_core.ids import check_id
 from loopx_core.models.constants import SCHEMA_VERSION
+from loopx_core.models.records import GoalState, LedgerEvent, Registry, RunIndexEntry, SchedulerState, TurnJournal
+from loopx_core.models import codec
 from loopx_core.models.identity import check_turn_key
-from loopx_core.models.twins import replaced
-from loopx_core.store import ledger, paths
+from loopx_core.store import ledger
 from loopx_core.store.atomic import (
     atomic_write_bytes,
-    explain,
     fsync_dir,
     read_bytes,
-    read_model,
+    read_record,
     shown,
     unlink_missing,
-    write_model,
+    write_record,
 )
-from loopx_core.store.paths import name_of, parent_of
+from loopx_core.store.lock import file_lock
 from loopx_core.store.roots import STATE_DIR
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
     from collections.abc import Callable
     from contextlib import AbstractContextManager
-    from pathlib import Path
-    from typing import Any, TypeVar
+    from datetime import datetime
 
-    from loopx_core.datetimes import datetime
-    from loopx_core.models import GoalState, LedgerEvent, Registry
-    from loopx_core.models.journal import TurnJournal
-    from loopx_core.models.runs import RunIndexEntry
-    from loopx_core.models.scheduler import SchedulerState
     from loopx_core.store import receipts
 
-    T = TypeVar("T")
+T = TypeVar("T")
 
 REGISTRY_LOCK = "registry"
 GITIGNORE = """\
@@ -82,7 +70,7 @@ def keep_previous(path: Path | str) -> None:
     A hard link, so it costs two metadata operations; `loopx doctor --repair` restores it when
     the current file is found damaged. Best effort: a filesystem without links keeps none.
     """
-    folder, name = parent_of(path), name_of(path)
+    folder, name = os.path.split(path)
     prev = os.path.join(folder, name + ".prev")
     tmp = os.path.join(folder, f".{name}.prev.tmp")
     try:
@@ -91,13 +79,6 @@ def keep_previous(path: Path | str) -> None:
         os.replace(tmp, prev)
     except OSError:
         unlink_missing(tmp)
-
-
-def file_lock(path: Path) -> AbstractContextManager[None]:
-    """`store.lock.file_lock(path)`; the lock module (contextlib, pathlib) loads at the first lock."""
-    from loopx_core.store.lock import file_lock as lock
-
-    return lock(path)
 
 
 def not_initialized() -> NotFoundError:
@@ -115,11 +96,11 @@ def _from_here(root: str) -> str:
     try:
         here = os.path.relpath(root)
     except (OSError, ValueError):  # no working folder (removed), or another drive
-        return name_of(root) or "."
+        return os.path.basename(root) or "."
     parts = here.split(os.sep)
     if os.pardir not in parts or all(part == os.pardir for part in parts):
         return here
-    return name_of(root) or "."
+    return os.path.basename(root) or "."
 
 
 def require_registry(root: Path | str, state_dir: Path | str, registry: Path | str) -> None:
@@ -130,19 +111,19 @@ def require_registry(root: Path | str, state_dir: Path | str, registry: Path | s
     line); a `.loopx/` that holds no registry is `NotFoundError` naming that folder, so a stray
     empty `.loopx/` in a subfolder is not mistaken for no project at all.
     """
-    if paths.is_file(registry):
+    if os.path.isfile(registry):
         return
-    if paths.exists(registry) or paths.is_symlink(registry):
+    if os.path.exists(registry) or os.path.islink(registry):
         read_bytes(registry, what="registry", root=root)  # refuses it with the kind it is
         return  # replaced by a file meanwhile
     here = _from_here(os.fspath(root))
     shown_dir = STATE_DIR if here == "." else f"{here}/{STATE_DIR}"
-    if paths.exists(state_dir) and not paths.is_dir(state_dir):
+    if os.path.exists(state_dir) and not os.path.isdir(state_dir):
         raise StateInvalidError(
             f"{shown_dir} is a file, not LoopX's folder: move it aside, then `loopx init` (or pass --root)",
             path=STATE_DIR,
         )
-    if paths.is_dir(state_dir):
+    if os.path.isdir(state_dir):
         raise NotFoundError(
             f"{shown_dir}/ holds no registry.json: restore it from a backup, run `loopx init` there "
             f"to start one (`loopx doctor` then lists goal folders it does not name), or remove that "
@@ -151,83 +132,16 @@ def require_registry(root: Path | str, state_dir: Path | str, registry: Path | s
     raise not_initialized()
 
 
-class FileLayout:
-    """Where a `FileStore` keeps its files, as strings: what a tick's reads need, without pathlib.
-
-    The same paths as `FileStore`'s methods of the same names give (tests/adversarial/test_os_paths.py),
-    for `store.lean.LeanFileStore` to read through; it writes nothing.
-    """
-
-    label = "files"
-    """The store as packets name it."""
-
-    def __init__(self, root: str) -> None:
-        self.root = root
-        self.state_dir = os.path.join(root, STATE_DIR)
-
-    @property
-    def registry_path(self) -> str:
-        """`.loopx/registry.json`."""
-        return os.path.join(self.state_dir, "registry.json")
-
-    def goal_dir(self, goal_id: str) -> str:
-        """`.loopx/goals/<goal>/` (the id is checked, so it stays inside `.loopx/`)."""
-        return os.path.join(self.state_dir, "goals", check_id("goal", goal_id))
-
-    def goal_path(self, goal_id: str) -> str:
-        """`.loopx/goals/<goal>/state.json`."""
-        return os.path.join(self.goal_dir(goal_id), "state.json")
-
-    def ledger_path(self, goal_id: str) -> str:
-        """`.loopx/goals/<goal>/events.jsonl`."""
-        return os.path.join(self.goal_dir(goal_id), "events.jsonl")
-
-    def turn_path(self, goal_id: str, turn_key: str) -> str:
-        """`.loopx/goals/<goal>/turns/<64 hex>.json` (the turn key is checked)."""
-        return os.path.join(self.goal_dir(goal_id), "turns", f"{check_turn_key(turn_key)}.json")
-
-    def runs_dir(self, goal_id: str) -> str:
-        """`.loopx/goals/<goal>/runs/`."""
-        return os.path.join(self.goal_dir(goal_id), "runs")
-
-    def scheduler_path(self, goal_id: str) -> str:
-        """`.loopx/goals/<goal>/scheduler.json`."""
-        return os.path.join(self.goal_dir(goal_id), "scheduler.json")
-
-    def is_initialized(self) -> bool:
-        """True when `.loopx/registry.json` exists (as `FileStore.is_initialized`)."""
-        return paths.is_file(self.registry_path)
-
-    def _require_init(self) -> None:
-        if not self.is_initialized():
-            require_registry(self.root, self.state_dir, self.registry_path)
-
 
 class FileStore:
-    """Registry, goal states and ledgers as files; every write atomic and locked.
-
-    The records it reads and takes are pydantic models; how it reads, writes and locks is
-    in the primitives below (`_lock`, `_load`, `_save`, ...), which `LeanSettleStore`
-    (store/lean_store.py) replaces to read and write lean objects with the same bytes.
-    """
+    """Registry, goal states and ledgers as files; every write atomic and locked."""
 
     label = "files"
     """The store as packets and `loopx status` name it."""
-    models: Any = pydantic_models
-    """The classes new records are built from, by model name (`store.models.TurnJournal(...)`)."""
-    _lean_events = False
-    """The receipt index hands back pydantic `LedgerEvent`s (the lean store: lean ones)."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.state_dir = root / STATE_DIR
-        self._base: Path | str = root
-        """The root messages name paths from (the lean store keeps it a string)."""
-
-    @property
-    def root_text(self) -> str:
-        """The project folder as a string (a lean store's root loads pathlib when asked for)."""
-        return os.fspath(self._base)
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self.state_dir = self.root / STATE_DIR
 
     # -- paths -------------------------------------------------------------------------
     @property
@@ -267,79 +181,58 @@ class FileStore:
         """`.loopx/locks/<name>.lock` (the name is a checked id, so it stays inside `.loopx/`)."""
         return self.state_dir / "locks" / f"{check_id('lock', name)}.lock"
 
-    # -- primitives (what the lean store replaces) ---------------------------------------
     def _lock(self, name: str) -> AbstractContextManager[None]:
-        """The lock `name` (a checked id) through filelock."""
+        """The lock `name` (a checked id)."""
         return file_lock(self.lock_path(name))
-
-    def _load(self, path: Path, name: str, *, what: str) -> Any:
-        """The file at `path` as the model `name`, validated, or `read_model`'s error."""
-        return read_model(path, getattr(self.models, name), what=what, root=self._base)
-
-    def _save(self, path: Path, record: Any) -> None:
-        """Write `record` (a model) to `path` as indented JSON, atomically."""
-        write_model(path, record)
-
-    def _last_event(self, path: Path) -> Any:
-        """The ledger's newest committed event, or None."""
-        return ledger.last_event(path, root=self._base)
-
-    def _event_line(self, event: Any) -> bytes:
-        """The ledger line of `event` (no newline)."""
-        return event.model_dump_json(exclude_none=True).encode()  # type: ignore[no-any-return]
-
-    def _history_line(self, entry: Any) -> bytes:
-        """The run history line of `entry` (no newline)."""
-        data = entry.model_dump(mode="json")
-        return jsontext.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
 
     # -- lifecycle ---------------------------------------------------------------------
     def is_initialized(self) -> bool:
         """True when `.loopx/registry.json` exists."""
-        return paths.is_file(self.registry_path)
+        return os.path.isfile(self.registry_path)
 
     def init(self) -> bool:
         """Create `.loopx/.gitignore` (kept if present), then an empty registry.
 
         False (and nothing written) if a registry already exists.
         """
-        if paths.exists(self.state_dir) and not paths.is_dir(self.state_dir):
+        if os.path.exists(self.state_dir) and not os.path.isdir(self.state_dir):
             require_registry(self.root, self.state_dir, self.registry_path)  # `.loopx` is a file
         with self._lock(REGISTRY_LOCK):
-            if paths.exists(self.registry_path) or paths.is_symlink(self.registry_path):
+            if os.path.exists(self.registry_path) or os.path.islink(self.registry_path):
                 require_registry(self.root, self.state_dir, self.registry_path)  # no file: refused
                 return False
             self.state_dir.mkdir(parents=True, exist_ok=True)
             write_gitignore(self.state_dir)  # first: a store is initialised once its registry exists
-            self._save(self.registry_path, self.models.Registry(schema_version=SCHEMA_VERSION))
+            write_record(self.registry_path, Registry(schema_version=SCHEMA_VERSION))
             return True
 
     def _require_init(self) -> None:
         if not self.is_initialized():
-            require_registry(self._base, self.state_dir, self.registry_path)
+            require_registry(self.root, self.state_dir, self.registry_path)
 
     # -- registry ----------------------------------------------------------------------
     def read_registry(self) -> Registry:
         """The registry, validated."""
         self._require_init()
-        return self._load(self.registry_path, "Registry", what="registry")
+        return read_record(self.registry_path, Registry, what="registry", root=self.root)
 
     def update_registry(self, change: Callable[[Registry], T]) -> T:
         """Apply `change` to the registry under its lock and write it back atomically."""
         self._require_init()
         with self._lock(REGISTRY_LOCK):
-            registry = self._load(self.registry_path, "Registry", what="registry")
+            registry = read_record(self.registry_path, Registry, what="registry", root=self.root)
             result = change(registry)
             race_window()
             keep_previous(self.registry_path)
-            self._save(self.registry_path, registry)
+            write_record(self.registry_path, registry)
             return result
 
     # -- goal state --------------------------------------------------------------------
     def read_goal(self, goal_id: str) -> GoalState:
         """A goal's state, validated (missing in a `.loopx/` without registry: that is said)."""
         try:
-            return self._load(self.goal_path(goal_id), "GoalState", what=f"state of goal {goal_id!r}")
+            path = self.goal_path(goal_id)
+            return read_record(path, GoalState, what=f"state of goal {goal_id!r}", root=self.root)
         except (NotFoundError, StateInvalidError):
             self._require_init()  # a `.loopx` that is a file, or holds no registry: that is what is wrong
             raise
@@ -348,9 +241,9 @@ class FileStore:
         """Write a new goal's first state; refuses to overwrite an existing one."""
         with self._lock(state.goal_id):
             path = self.goal_path(state.goal_id)
-            if paths.exists(path):
+            if os.path.exists(path):
                 raise ConflictError(f"goal {state.goal_id!r} already has a state file")
-            self._save(path, state)
+            write_record(path, state)
 
     def update_goal(
         self, goal_id: str, change: Callable[[GoalState], T], *, expect_version: int | None = None
@@ -370,7 +263,7 @@ class FileStore:
             race_window()
             keep_previous(self.goal_path(goal_id))
             state.version += 1
-            self._save(self.goal_path(goal_id), state)
+            write_record(self.goal_path(goal_id), state)
             return result
 
     def goal_lock(self, goal_id: str) -> AbstractContextManager[None]:
@@ -381,26 +274,28 @@ class FileStore:
     def read_scheduler(self, goal_id: str) -> SchedulerState:
         """The goal's scheduler state, validated (empty if no host reported yet)."""
         try:
-            return self._load(self.scheduler_path(goal_id), "SchedulerState", what="scheduler state")
+            path = self.scheduler_path(goal_id)
+            return read_record(path, SchedulerState, what="scheduler state", root=self.root)
         except NotFoundError:
-            return self.models.SchedulerState(schema_version=1, goal_id=check_id("goal", goal_id))
+            return SchedulerState(schema_version=SCHEMA_VERSION, goal_id=check_id("goal", goal_id))
 
     def write_scheduler(self, state: SchedulerState) -> None:
         """Write the goal's scheduler state atomically; call with the goal lock held."""
-        self._save(self.scheduler_path(state.goal_id), state)
+        write_record(self.scheduler_path(state.goal_id), state)
 
     # -- turn journals -----------------------------------------------------------------
     def read_journal(self, goal_id: str, turn_key: str) -> TurnJournal:
         """A turn journal, schema-checked (missing: NotFoundError; malformed: StateInvalidError)."""
-        return self._load(self.turn_path(goal_id, turn_key), "TurnJournal", what="turn journal")
+        path = self.turn_path(goal_id, turn_key)
+        return read_record(path, TurnJournal, what="turn journal", root=self.root)
 
     def has_journal(self, goal_id: str, turn_key: str) -> bool:
         """True when the turn has a journal (open or a tombstone)."""
-        return paths.exists(self.turn_path(goal_id, turn_key))
+        return os.path.exists(self.turn_path(goal_id, turn_key))
 
     def write_journal(self, journal: TurnJournal) -> None:
         """Write a journal atomically; call with the goal lock held."""
-        self._save(self.turn_path(journal.goal_id, journal.turn_key), journal)
+        write_record(self.turn_path(journal.goal_id, journal.turn_key), journal)
 
     # -- ledger ------------------------------------------------------------------------
     def append_event(
@@ -411,12 +306,12 @@ class FileStore:
 
         path = self.ledger_path(goal_id)
         with self._lock(goal_id):
-            last = self._last_event(path)
+            last = ledger.last_event(path, root=self.root)
             event = build((last.seq + 1) if last else 1, last)
             race_window()
             if last is not None and event.at < last.at:
-                event = replaced(event, at=last.at)  # keep the tail ordered by time
-            ledger.append_line(path, self._event_line(event))
+                event = event.replace(at=last.at)  # keep the tail ordered by time
+            ledger.append_line(path, codec.line(event, exclude_none=True))
             receipts.load(self._receipt_sources(goal_id), runs=False)  # index the new line now
             return event
 
@@ -428,8 +323,7 @@ class FileStore:
             self.receipts_path(goal_id),
             self.ledger_path(goal_id),
             os.path.join(self.runs_dir(goal_id), "index.jsonl"),
-            self._base,
-            self._lean_events,
+            self.root,
         )
 
     def spend_receipt(self, goal_id: str, turn_instance_id: str) -> LedgerEvent | None:
@@ -465,50 +359,40 @@ class FileStore:
         with self.goal_lock(goal_id):
             folder = self.runs_dir(goal_id)
             indexed = receipts.run_indexed(self._receipt_sources(goal_id), entry.run_id)
-            text = jsontext.dumps(record, indent=2, ensure_ascii=False) + "\n"
+            text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
             atomic_write_bytes(os.path.join(folder, f"{entry.run_id}.json"), text.encode(), folder=False)
             atomic_write_bytes(os.path.join(folder, f"{entry.run_id}.md"), markdown.encode(), folder=False)
             fsync_dir(folder)  # both renames made durable at once, before the history names the run
             if indexed:
                 return
-            ledger.append_line(os.path.join(folder, "index.jsonl"), self._history_line(entry))
+            ledger.append_line(os.path.join(folder, "index.jsonl"), codec.line(entry))
             receipts.load(self._receipt_sources(goal_id), ledger=False)
 
     def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:
         """Ledger events at or after `since`, oldest first."""
-        return ledger.read_tail(self.ledger_path(goal_id), since, root=self._base)
+        return ledger.read_tail(self.ledger_path(goal_id), since, root=self.root)
 
     def read_history(self, goal_id: str, *, last: int | None = None) -> list[RunIndexEntry]:
         """The run history (only its `last` lines if given), oldest first; read from the end.
 
         A damaged line is `StateInvalidError` naming the file.
         """
-        from pydantic import ValidationError
-
-        from loopx_core.models.runs import RunIndexEntry
-
         path = os.path.join(self.runs_dir(check_id("goal", goal_id)), "index.jsonl")
-        lines = list(islice(ledger.reverse_lines(path, root=self._base, what="run history"), last))
+        lines = list(islice(ledger.reverse_lines(path, root=self.root, what="run history"), last))
         lines.reverse()
-        where = shown(path, self._base)
-        entries = []
-        for line in lines:
-            try:
-                entries.append(RunIndexEntry.model_validate_json(line))
-            except ValidationError as exc:
-                raise explain(where, line, "a line of the run history", exc) from None
-        return entries
+        where = shown(path, self.root)
+        return [codec.parse(line, RunIndexEntry, what="a line of the run history", where=where) for line in lines]
 
     def read_run(self, goal_id: str, run_id: str) -> dict[str, Any]:
         """One run's full record, as written at its durable writeback."""
         check_id("run", run_id)
         path = os.path.join(self.runs_dir(check_id("goal", goal_id)), f"{run_id}.json")
         try:
-            raw, where = read_bytes(path, what="run record", root=self._base)
+            raw, where = read_bytes(path, what="run record", root=self.root)
         except NotFoundError:
             raise NotFoundError(f"run {run_id!r} not found in goal {goal_id!r}") from None
         try:
-            data = jsontext.loads(raw)
+            data = codec.loads(raw)
         except (ValueError, RecursionError):
             raise StateInvalidError(f"run record {where} is unreadable or not JSON", path=where) from None
         if not isinstance(data, dict) or data.get("schema_version") != 1:
@@ -517,4 +401,4 @@ class FileStore:
 
     def ledger_all(self, goal_id: str) -> list[LedgerEvent]:
         """The whole ledger, oldest first (for inspection, not the hot path)."""
-        return ledger.read_all(self.ledger_path(goal_id), root=self._base)
+        return ledger.read_all(self.ledger_path(goal_id), root=self.root)

@@ -1,6 +1,6 @@
 """The file store read and written whole (for `loopx store migrate`).
 
-Writes are the file store's own: every document atomically through `write_model`, each
+Writes are the file store's own: every document atomically through `write_record`, each
 ledger and history written in one atomic replace (a 100,000-event ledger is one write, not
 100,000 appends), so the files equal those the store writes turn by turn, byte for byte.
 """
@@ -12,25 +12,17 @@ import shutil
 
 from loopx_core.errors import NotFoundError, StateInvalidError
 from loopx_core.ids import is_valid_id
-from loopx_core.models.runs import RunIndexEntry
+from pathlib import Path
+
+from loopx_core.models.records import RunIndexEntry
+
+from loopx_core.models import codec
 from loopx_core.store import ledger
-from loopx_core.store.atomic import atomic_write_bytes, read_bytes, read_model, write_model
+from loopx_core.store.atomic import atomic_write_bytes, read_bytes, write_record
 from loopx_core.store.files import FileStore, write_gitignore
 from loopx_core.store.snapshot import GoalDump, Snapshot, event_line, history_line
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pathlib import Path
-
-
 def read(store: FileStore) -> Snapshot:
-    """Every record under `.loopx/` (a damaged one refuses the whole read: repair first).
-
-    Read as pydantic models through a plain `FileStore` of the same root (the settlement
-    store's lean objects and string paths are for a turn's few records, not a whole copy).
-    """
-    if type(store) is not FileStore:
-        store = FileStore(store.root)
+    """Every record under `.loopx/` (a damaged one refuses the whole read: repair first)."""
     snapshot = Snapshot()
     if _present(store.registry_path):
         snapshot.registry = store.read_registry()
@@ -60,7 +52,7 @@ def _read_goal(store: FileStore, goal_id: str) -> GoalDump:
     runs = store.runs_dir(goal_id)
     for path in sorted(runs.glob("*.json")) if runs.is_dir() else []:
         try:  # read_bytes: what is not a regular file (or is enormous) is refused, never read
-            record = json.loads(read_bytes(path, what="run record", root=store.root)[0])
+            record = codec.loads(read_bytes(path, what="run record", root=store.root)[0])
             markdown = read_bytes(path.with_suffix(".md"), what="run record", root=store.root)[0].decode()
         except NotFoundError as exc:
             where = f"goals/{goal_id}/runs/{path.with_suffix('.md').name}"
@@ -72,8 +64,8 @@ def _read_goal(store: FileStore, goal_id: str) -> GoalDump:
     history = runs / "index.jsonl"
     for line in reversed(list(ledger.reverse_lines(history, root=store.root, what="run history"))):
         try:
-            dump.history.append(RunIndexEntry.model_validate_json(line))
-        except ValueError:
+            dump.history.append(codec.parse(line, RunIndexEntry, what="a line of the run history", where=""))
+        except StateInvalidError:
             where = f"goals/{goal_id}/runs/index.jsonl"
             raise StateInvalidError(
                 f"a line of {where} is damaged: repair the history before moving the store", path=where
@@ -93,12 +85,12 @@ def write(store: FileStore, snapshot: Snapshot) -> None:
     """Write every record of `snapshot` into an empty file store."""
     for goal_id, dump in snapshot.goals.items():
         if dump.state is not None:
-            write_model(store.goal_path(goal_id), dump.state)
+            write_record(store.goal_path(goal_id), dump.state)
         if dump.events:
             text = "".join(event_line(e) + "\n" for e in dump.events)
             atomic_write_bytes(store.ledger_path(goal_id), text.encode())
         for journal in dump.journals.values():
-            write_model(store.turn_path(goal_id, journal.turn_key), journal)
+            write_record(store.turn_path(goal_id, journal.turn_key), journal)
         runs = store.runs_dir(goal_id)
         for run_id, (record, markdown) in dump.runs.items():
             text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
@@ -108,11 +100,11 @@ def write(store: FileStore, snapshot: Snapshot) -> None:
             text = "".join(history_line(e) + "\n" for e in dump.history)
             atomic_write_bytes(runs / "index.jsonl", text.encode())
         if dump.scheduler is not None:
-            write_model(store.scheduler_path(goal_id), dump.scheduler)
+            write_record(store.scheduler_path(goal_id), dump.scheduler)
     if snapshot.registry is not None:  # last: a store is initialised once its registry exists
         store.state_dir.mkdir(parents=True, exist_ok=True)
         write_gitignore(store.state_dir)  # as `FileStore.init` writes it (an existing one is kept)
-        write_model(store.registry_path, snapshot.registry)
+        write_record(store.registry_path, snapshot.registry)
 
 
-__all__ = ["clear", "read", "read_model", "write"]
+__all__ = ["clear", "read", "write"]

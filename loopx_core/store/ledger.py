@@ -3,8 +3,7 @@
 Events are appended under the goal lock with a strictly increasing `seq` and a
 non-decreasing `at`, so the spends of a rolling window are always the file's tail:
 `read_tail` reads backwards and stops at the first event older than the window, which
-keeps should-run flat however long the ledger grows. The line reader needs no pydantic; the
-model loads when a line is parsed into a `LedgerEvent`.
+keeps should-run flat however long the ledger grows.
 """
 
 from __future__ import annotations
@@ -12,27 +11,27 @@ from __future__ import annotations
 import errno
 import os
 
+from typing import TYPE_CHECKING
+
 from loopx_core.errors import StateInvalidError
+from loopx_core.models.records import LedgerEvent
+from loopx_core.models import codec
 from loopx_core.store.atomic import (
     MAX_APPENDED_BYTES,
     MAX_DOCUMENT_BYTES,
     NotAFileError,
-    explain,
     is_link,
     kind_of,
     not_a_file,
     open_stored,
     shown,
+    two_parts,
 )
-from loopx_core.store.paths import make_folders, parent_of, two_parts
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from datetime import datetime
     from pathlib import Path
-
-    from loopx_core.datetimes import datetime
-    from loopx_core.models.ledger import LedgerEvent
 
 _BLOCK = 64 * 1024
 
@@ -103,19 +102,12 @@ def unreadable(path: Path | str, exc: OSError) -> StateInvalidError:
     return StateInvalidError(f"{name} is unreadable: {exc.strerror or exc}", path=name)
 
 
-def parse_event(path: Path, line: bytes, root: Path | None) -> LedgerEvent:
+def parse_event(path: Path | str, line: bytes, root: Path | str | None) -> LedgerEvent:
     """One ledger line, schema-checked (an invalid line is a `StateInvalidError` naming the file)."""
-    from pydantic import ValidationError
-
-    from loopx_core.models.ledger import LedgerEvent
-
-    try:
-        return LedgerEvent.model_validate_json(line)
-    except ValidationError as exc:
-        raise explain(shown(path, root), line, "a line of the ledger", exc) from None
+    return codec.parse(line, LedgerEvent, what="a line of the ledger", where=shown(path, root))
 
 
-def read_tail(path: Path, since: datetime, *, root: Path | None = None) -> list[LedgerEvent]:
+def read_tail(path: Path | str, since: datetime, *, root: Path | str | None = None) -> list[LedgerEvent]:
     """Events with `at >= since`, oldest first, reading only the file's tail."""
     events: list[LedgerEvent] = []
     for line in reverse_lines(path, root=root, what="ledger"):
@@ -127,14 +119,14 @@ def read_tail(path: Path, since: datetime, *, root: Path | None = None) -> list[
     return events
 
 
-def read_all(path: Path, *, root: Path | None = None) -> list[LedgerEvent]:
+def read_all(path: Path | str, *, root: Path | str | None = None) -> list[LedgerEvent]:
     """Every committed event, oldest first."""
     events = [parse_event(path, line, root) for line in reverse_lines(path, root=root, what="ledger")]
     events.reverse()
     return events
 
 
-def last_event(path: Path, *, root: Path | None = None) -> LedgerEvent | None:
+def last_event(path: Path | str, *, root: Path | str | None = None) -> LedgerEvent | None:
     """The newest committed event, or None for an empty ledger."""
     for line in reverse_lines(path, root=root, what="ledger"):
         return parse_event(path, line, root)
@@ -148,7 +140,7 @@ def append_line(path: Path | str, line: bytes) -> None:
     acknowledged, so it is cut off before the new line is written.
     """
     try:
-        make_folders(parent_of(path))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         # never through a symbolic link: its target may be any file of the user's, outside .loopx/
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW, 0o644)
     except OSError as exc:

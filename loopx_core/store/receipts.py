@@ -6,22 +6,16 @@ indexed run starts. A lookup first catches up on lines appended since (a crash b
 append and the index write leaves at most those), so a retry finds its receipt however
 long ago its turn ran, without reading back through the ledger. A missing or damaged index
 is rebuilt from the files it indexes; one of a newer schema is refused like any state file.
-
-No pydantic on the common path: the index is read and written as its generated lean twin
-(`loopx_core.models.lean.ReceiptIndex`: the same values, pydantic's bytes;
-tests/adversarial/test_lean_receipt_index.py); any doubt is `ReceiptIndex`'s to judge.
-The ledger's lines are read as pydantic `LedgerEvent`s, or (`Sources.lean`, the settlement
-store) as their lean twins through `store.lean`, with pydantic judging any doubt.
 """
 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from loopx_core import jsontext
 from loopx_core.errors import LoopxError, NotFoundError, SchemaUnsupportedError, StateInvalidError
-from loopx_core.models import lean
-from loopx_core.models.record import Record
+from loopx_core.models.records import ReceiptIndex
+from loopx_core.models import codec
 from loopx_core.store.atomic import (
     MAX_APPENDED_BYTES,
     MAX_DOCUMENT_BYTES,
@@ -31,84 +25,30 @@ from loopx_core.store.atomic import (
     not_a_file,
     open_stored,
     read_bytes,
-    read_model,
     shown,
     unlink_missing,
-    version_shown,
 )
 from loopx_core.store.ledger import parse_event, unreadable
-from loopx_core.store.paths import name_of
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from pathlib import Path
-    from typing import Any
-
 
 _WHAT = "receipt index"
 
 
-def __getattr__(name: str) -> Any:
-    """`ReceiptIndex`, the pydantic model of the file, loaded on first use."""
-    if name != "ReceiptIndex":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from loopx_core.store.receipt_index import ReceiptIndex
-
-    return ReceiptIndex
+def fresh() -> ReceiptIndex:
+    """An empty index: everything is read again from the start of each file."""
+    return ReceiptIndex(schema_version=1)
 
 
-def fresh(
-    ledger_offset: int = 0,
-    runs_offset: int = 0,
-    spends: dict[str, int] | None = None,
-    voids: dict[str, int] | None = None,
-    runs: dict[str, int] | None = None,
-) -> Any:
-    """A lean `ReceiptIndex` (its dicts copied, as pydantic's constructor copies them)."""
-    return lean.ReceiptIndex(
-        schema_version=1,
-        ledger_offset=ledger_offset,
-        runs_offset=runs_offset,
-        spends={} if spends is None else spends,
-        voids={} if voids is None else voids,
-        runs={} if runs is None else runs,
-    )
-
-
-def copied(index: Any) -> Any:
-    """An independent copy of a lean index (what `model_copy(deep=True)` gave)."""
-    return fresh(index.ledger_offset, index.runs_offset, index.spends, index.voids, index.runs)
-
-
-def lean_index(data: bytes) -> Any | None:
-    """`data` as a lean `ReceiptIndex` (the generated checker), or None where pydantic must judge."""
-    try:
-        return lean.CHECKERS["ReceiptIndex"](lean.loads(data))
-    except (lean.Doubt, ValueError, RecursionError):  # json's errors are ValueErrors
-        return None
-
-
-def encode(index: Any) -> bytes:
-    """The file's bytes: `ReceiptIndex(...).model_dump_json(indent=2)` and a newline."""
-    try:
-        return lean.dumps(index) + b"\n"  # type: ignore[no-any-return]
-    except lean.Doubt:  # a value the lean writer cannot vouch for: pydantic's to write or refuse
-        from loopx_core.store.receipt_index import ReceiptIndex
-
-        model = ReceiptIndex.model_validate(lean.dump(index))
-        return model.model_dump_json(indent=2).encode() + b"\n"
-
-
-class Sources(Record):
+class Sources(NamedTuple):
     """The files a goal's receipt index is derived from, and where it lives."""
 
     index: Path
     ledger: Path
-    runs: Path
+    runs: Path | str
     root: Path
-    lean: bool = False
-    """Events come back as lean objects (the settlement store) rather than pydantic models."""
 
 
 def _read(src: Sources) -> Any:
@@ -119,20 +59,14 @@ def _read(src: Sources) -> Any:
         raise  # a FIFO, a device or a folder is no damage a crash leaves: never replaced
     except (NotFoundError, StateInvalidError):
         return fresh()
-    found = lean_index(data)
-    if found is not None:
-        return found
-    from loopx_core.store.receipt_index import ReceiptIndex
-
-    try:  # pydantic judges (the file is read again: only a doubtful index pays for that)
-        model = read_model(src.index, ReceiptIndex, what=_WHAT, root=src.root)
+    try:
+        return codec.parse(data, ReceiptIndex, what=_WHAT, where=shown(src.index, src.root))
     except SchemaUnsupportedError:
         if _other_version(src.index):
             raise  # written by another loopx: never rewritten by this one
         return fresh()
-    except (NotFoundError, StateInvalidError):
+    except StateInvalidError:
         return fresh()
-    return fresh(model.ledger_offset, model.runs_offset, model.spends, model.voids, model.runs)
 
 
 def load(src: Sources, *, ledger: bool = True, runs: bool = True) -> Any:
@@ -141,20 +75,20 @@ def load(src: Sources, *, ledger: bool = True, runs: bool = True) -> Any:
     Call with the goal lock held.
     """
     index = _read(src)
-    before = copied(index)
+    before = index.replace()
     if ledger:
         _catch_up_ledger(index, src)
     if runs:
         _catch_up_runs(index, src)
     if index != before:  # no fsync: lost, emptied or zero-filled by a crash, it is rebuilt here
-        atomic_write_bytes(src.index, encode(index), durable=False)
+        atomic_write_bytes(src.index, codec.document(index), durable=False)
     return index
 
 
 def _other_version(path: Path) -> bool:
     """True when the file is a JSON object of another (or no) schema_version: not ours to rebuild."""
     try:
-        data = jsontext.loads(read_bytes(path, what=_WHAT)[0])
+        data = codec.loads(read_bytes(path, what=_WHAT)[0])
     except (LoopxError, ValueError, RecursionError):
         return False
     return isinstance(data, dict) and data.get("schema_version") != 1
@@ -212,11 +146,7 @@ def _event_at(src: Sources, offset: int) -> Any:
 
 
 def _parse(src: Sources, line: bytes) -> Any:
-    """One ledger line as an event: a lean one for a lean store, else the pydantic model."""
-    if src.lean:
-        from loopx_core.store import lean
-
-        return lean.parse_event(src.ledger, line, src.root)
+    """One ledger line as an event."""
     return parse_event(src.ledger, line, src.root)
 
 
@@ -226,7 +156,7 @@ def _lines(path: Path, offset: int, root: Path) -> tuple[int, Iterator[tuple[int
     What is not a regular file (or is over `MAX_APPENDED_BYTES`) is refused, never read.
     """
     where = shown(path, root)
-    what = "run history" if name_of(path) == "index.jsonl" else "ledger"
+    what = "run history" if os.path.basename(path) == "index.jsonl" else "ledger"
     try:
         fd, size = open_stored(path, what=what, where=where, limit=MAX_APPENDED_BYTES)
     except FileNotFoundError:
@@ -302,7 +232,7 @@ def _run_id(line: bytes, src: Sources) -> str | None:
     A line of another schema version was written by another loopx: refused, never appended to.
     """
     try:
-        entry = jsontext.loads(line)
+        entry = codec.loads(line)
     except (ValueError, RecursionError):
         return None
     if not isinstance(entry, dict):
@@ -311,7 +241,7 @@ def _run_id(line: bytes, src: Sources) -> str | None:
     if version != 1:
         where = shown(src.runs, src.root)
         raise SchemaUnsupportedError(
-            f"a line of {where} has {version_shown(version)}; this loopx reads 1 (file left unchanged)",
+            f"a line of {where} has {codec.version_shown(version)}; this loopx reads 1 (file left unchanged)",
             path=where,
         )
     run_id = entry.get("run_id")

@@ -14,20 +14,24 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from loopx_core.models import GoalState, LedgerEvent, Registry
-from loopx_core.models.journal import TurnJournal
-from loopx_core.models.runs import RunIndexEntry
-from loopx_core.models.scheduler import SchedulerState
+from loopx_core.models.records import GoalState, LedgerEvent, Registry, RunIndexEntry, SchedulerState, TurnJournal
+
+from loopx_core.models import codec
 
 
 def event_line(event: LedgerEvent) -> str:
     """The ledger line of an event, as the file store appends it."""
-    return event.model_dump_json(exclude_none=True)
+    return codec.line(event, exclude_none=True).decode()
 
 
 def history_line(entry: RunIndexEntry) -> str:
     """The history line of a run, as the file store appends it."""
-    return json.dumps(entry.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+    return codec.line(entry).decode()
+
+
+def document(record: GoalState | Registry | SchedulerState | TurnJournal) -> str:
+    """A document in its canonical (compact) form."""
+    return codec.line(record).decode()
 
 
 def record_json(record: dict[str, Any]) -> str:
@@ -82,16 +86,16 @@ class Snapshot:
             digest.update(kind.encode() + b"\0" + text.encode() + b"\n")
 
         if self.registry is not None:
-            add("registry", self.registry.model_dump_json())
+            add("registry", document(self.registry))
         for goal_id in sorted(self.goals):
             dump = self.goals[goal_id]
             add("goal", goal_id)
             if dump.state is not None:
-                add("state", dump.state.model_dump_json())
+                add("state", document(dump.state))
             for event in dump.events:
                 add("event", event_line(event))
             for key in sorted(dump.journals):
-                add("journal", dump.journals[key].model_dump_json())
+                add("journal", document(dump.journals[key]))
             for run_id in sorted(dump.runs):
                 record, markdown = dump.runs[run_id]
                 add("run", record_json(record))
@@ -99,5 +103,5 @@ class Snapshot:
             for entry in dump.history:
                 add("history", history_line(entry))
             if dump.scheduler is not None:
-                add("scheduler", dump.scheduler.model_dump_json())
+                add("scheduler", document(dump.scheduler))
         return digest.hexdigest()

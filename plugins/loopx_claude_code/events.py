@@ -11,47 +11,35 @@ rrule (see docs/heartbeat.md).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
-import stat
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from loopx_claude_code import lean
-from loopx_core import jsontext
 from loopx_core.clock import now
 from loopx_core.errors import LoopxError
 from loopx_core.hosts import HookAnswer, HookCall
-from loopx_core.store import paths
-from loopx_core.store.atomic import atomic_write_bytes
-from loopx_core.store.choice import open_for_tick
-from loopx_core.store.lean import for_reading
-from loopx_core.store.roots import STATE_DIR, find_root_text
+from loopx_core.store.atomic import atomic_write_bytes, read_bytes
+from loopx_core.store.choice import open_store
+from loopx_core.store.roots import STATE_DIR, find_root
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
 if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Any
-
     from loopx_core.store.base import Store
-
-try:  # the interpreter's own sha256, as models/identity.py: hashlib loads OpenSSL (~2 ms a hook)
-    from _sha256 import sha256  # CPython 3.11
-except ImportError:  # pragma: no cover - CPython 3.12+ names it _sha2; hashlib elsewhere
-    try:
-        from _sha2 import sha256
-    except ImportError:
-        from hashlib import sha256
 
 SURFACE = "claude-code"
 DEFAULT_MAX_BLOCKS = 25
+MAX_COUNTED = 1_000_000
 HISTORY_RUNS = 3
 """How many of the goal's last runs SessionStart shows."""
 ALLOW = HookAnswer()
 
 
-def _root(call: HookCall) -> str:
-    """The project root, as a string (the hooks' reads and the counter's write need no pathlib)."""
+def _root(call: HookCall) -> Path:
+    """The project root: the hook's own, else Claude's project folder, else the event's `cwd`."""
     cwd = call.payload.get("cwd")
     root = call.root or os.environ.get("CLAUDE_PROJECT_DIR") or (cwd if isinstance(cwd, str) else "") or None
-    return find_root_text(root, cwd=root)
+    return find_root(root, cwd=Path(root) if root else None)
 
 
 def _packet(call: HookCall, store: Store) -> dict[str, Any]:
@@ -102,52 +90,32 @@ def history_lines(store: Store, goal_id: str, count: int = HISTORY_RUNS) -> list
     return lines
 
 
-def _counter(root: str, session: str) -> str:
+def _counter(root: Path, session: str) -> Path:
     # A local file whatever the store: the count is about this machine's Claude session.
-    digest = sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    return os.path.join(root, STATE_DIR, "hooks", f"claude-stop-{digest}.json")
+    digest = hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    return root / STATE_DIR / "hooks" / f"claude-stop-{digest}.json"
 
 
-def read_counter(path: Path | str) -> int | None:
-    """Blocks so far (0 without a file); None when the file is corrupt or not a regular file."""
-    try:
-        mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        return 0
-    except OSError:
-        return None
-    if not stat.S_ISREG(mode):
-        return None
-    try:
-        with open(path, "rb") as handle:
-            return parse_counter(handle.read())
-    except OSError:
-        return None
+def read_counter(path: Path) -> int | None:
+    """Blocks so far (0 without a file); None when the file is damaged or not a regular file.
 
-
-def parse_counter(data: bytes) -> int | None:
-    """The blocks a counter file holds, or None when `StopCounter` refuses it.
-
-    The generated lean reader decides what it is sure of; pydantic judges the rest.
+    The file is `{"blocks": N}` (N a whole number from 0 to 1,000,000), written only here.
     """
     try:
-        return int(lean.CHECKERS["StopCounter"](lean.loads(data)).blocks)
-    except (lean.Doubt, ValueError, RecursionError):
-        pass
-    from pydantic import ValidationError
-
-    from loopx_claude_code.models import StopCounter
-
+        data, _ = read_bytes(path, what="stop counter")
+    except LoopxError as error:
+        return 0 if not path.is_symlink() and error.code == "not_found" else None
     try:
-        return StopCounter.model_validate_json(data).blocks
-    except (ValidationError, ValueError, RecursionError):
+        parsed = json.loads(data)
+    except (ValueError, RecursionError):
         return None
+    blocks = parsed.get("blocks") if isinstance(parsed, dict) and set(parsed) == {"blocks"} else None
+    return blocks if type(blocks) is int and 0 <= blocks <= MAX_COUNTED else None
 
 
 def counter_bytes(blocks: int) -> bytes:
-    """The counter file for `blocks`: what `StopCounter(blocks=...).model_dump_json()` writes."""
-    checked = lean.CHECKERS["StopCounter"]({"blocks": blocks})  # Doubt when out of range
-    return jsontext.dumps(lean.dump(checked), separators=(",", ":")).encode()
+    """The counter file for `blocks`."""
+    return json.dumps({"blocks": blocks}).encode()
 
 
 def max_blocks() -> int:
@@ -161,7 +129,7 @@ def stop(call: HookCall) -> HookAnswer:
     if not call.goal_id or not call.agent_id:
         return ALLOW
     root = _root(call)
-    packet = _packet(call, open_for_tick(root))  # the tick reads a file store the lean way
+    packet = _packet(call, open_store(root))
     if packet["decision"] != "run" or packet["should_run"] is not True:
         return ALLOW
     session = str(call.payload.get("session_id") or "default")[:1000]
@@ -169,24 +137,17 @@ def stop(call: HookCall) -> HookAnswer:
     blocks = read_counter(counter) if call.payload.get("stop_hook_active") else 0
     if blocks is None:
         # A counter we cannot read could let the hook block forever: let Claude stop, and start afresh.
-        try:
-            if paths.is_file(counter) and not paths.is_symlink(counter):
-                os.unlink(counter)
-        except OSError:
-            pass
-        return HookAnswer(
-            stderr=f"the stop counter {paths.name_of(counter)} was unreadable; letting Claude stop"
-        )
+        if counter.is_file() and not counter.is_symlink():
+            counter.unlink(missing_ok=True)
+        return HookAnswer(stderr=f"the stop counter {counter.name} was unreadable; letting Claude stop")
     if blocks >= max_blocks():
         return ALLOW
     try:  # not fsynced: a crash may leave an older, empty or zeroed counter, read as above (no loop)
         atomic_write_bytes(counter, counter_bytes(blocks + 1), durable=False)
-    except (OSError, lean.Doubt):
-        return HookAnswer(
-            stderr=f"the stop counter {paths.name_of(counter)} cannot be written; letting Claude stop"
-        )
+    except LoopxError:
+        return HookAnswer(stderr=f"the stop counter {counter.name} cannot be written; letting Claude stop")
     return HookAnswer(
-        jsontext.dumps({"decision": "block", "reason": instructions(packet, call.loopx_command)})
+        json.dumps({"decision": "block", "reason": instructions(packet, call.loopx_command)})
     )
 
 
@@ -194,7 +155,7 @@ def session_start(call: HookCall) -> HookAnswer:
     """SessionStart: a few lines of context about the goal, for Claude to start from."""
     if not call.goal_id or not call.agent_id:
         return HookAnswer("LoopX: no goal selected for this session (set LOOPX_GOAL_ID and LOOPX_AGENT_ID).")
-    store = for_reading(open_for_tick(_root(call)))  # the run history too, not only the tick's files
+    store = open_store(_root(call))
     packet = _packet(call, store)
     quota = packet["quota"]
     slots = f"{quota.get('spent_slots', '?')}/{quota.get('allowed_slots', '?')} slots"

@@ -20,7 +20,7 @@ from loopx_core.hosts import (
     hookimpl,
 )
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (or collections.abc) on the hook path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
 

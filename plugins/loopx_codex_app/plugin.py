@@ -19,7 +19,7 @@ from loopx_core.hosts import (
     hookimpl,
 )
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on the hot path
+from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

@@ -7,21 +7,16 @@ whole state or nothing of it. Ledger rows go in with COPY.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from loopx_core.models import GoalState, LedgerEvent, Registry
-from loopx_core.models.journal import TurnJournal
-from loopx_core.models.runs import RunIndexEntry
-from loopx_core.models.scheduler import SchedulerState
-from loopx_core.store.postgres.documents import parsed
+from loopx_core.models.records import GoalState, LedgerEvent, Registry, RunIndexEntry, SchedulerState, TurnJournal
+
+from loopx_core.models import codec
 from loopx_core.store.postgres.schema import TABLES
 from loopx_core.store.postgres.store import MIGRATE_LOCK, REGISTRY_LOCK, PostgresStore, goal_key
-from loopx_core.store.snapshot import GoalDump, Snapshot, event_line, history_line, record_json
+from loopx_core.store.snapshot import GoalDump, Snapshot, document, event_line, history_line, record_json
 
 Conn = Any
-
-
 def read(store: PostgresStore) -> Snapshot:
     """Every record in the store's schema (an empty or absent schema: an empty snapshot)."""
     version = store.schema_version()
@@ -54,7 +49,7 @@ def _read(store: PostgresStore, conn: Conn, *, snapshot: bool) -> Snapshot:
     for goal_id, run_id, record, markdown in rows(
         "SELECT goal_id, run_id, record::text, markdown FROM loopx_runs ORDER BY 1, 2"
     ):
-        goal(goal_id).runs[run_id] = (json.loads(record), markdown)
+        goal(goal_id).runs[run_id] = (codec.loads(record), markdown)
     for goal_id, entry in rows("SELECT goal_id, entry::text FROM loopx_run_index ORDER BY goal_id, position"):
         goal(goal_id).history.append(_model(RunIndexEntry, entry, "a line of the run history", where))
     for goal_id, doc in rows("SELECT goal_id, doc::text FROM loopx_scheduler ORDER BY goal_id"):
@@ -64,7 +59,7 @@ def _read(store: PostgresStore, conn: Conn, *, snapshot: bool) -> Snapshot:
 
 
 def _model(model: Any, text: str, what: str, where: str) -> Any:
-    return parsed(text, model.__name__, what, where)
+    return codec.parse(text, model, what=what, where=f"{where} ({what})")
 
 
 def write(store: PostgresStore, snapshot: Snapshot, *, replace: bool) -> None:
@@ -77,7 +72,7 @@ def write(store: PostgresStore, snapshot: Snapshot, *, replace: bool) -> None:
             conn.execute("TRUNCATE " + ", ".join(TABLES))  # row triggers (append-only) do not fire
         if snapshot.registry is not None:
             conn.execute(
-                "INSERT INTO loopx_registry (doc) VALUES (%s::json)", (snapshot.registry.model_dump_json(),)
+                "INSERT INTO loopx_registry (doc) VALUES (%s::json)", (document(snapshot.registry),)
             )
         for goal_id, dump in snapshot.goals.items():
             _write_goal(conn, goal_id, dump)
@@ -89,7 +84,7 @@ def _write_goal(conn: Conn, goal_id: str, dump: GoalDump) -> None:
     if dump.state is not None:
         conn.execute(
             "INSERT INTO loopx_goals (goal_id, version, doc) VALUES (%s, %s, %s::json)",
-            (goal_id, dump.state.version, dump.state.model_dump_json()),
+            (goal_id, dump.state.version, document(dump.state)),
         )
     if dump.events:
         columns = "goal_id, seq, event_id, kind, at, turn_instance_id, voids_event_id, body"
@@ -110,7 +105,7 @@ def _write_goal(conn: Conn, goal_id: str, dump: GoalDump) -> None:
     for key, journal in dump.journals.items():
         conn.execute(
             "INSERT INTO loopx_journals (goal_id, turn_key, doc) VALUES (%s, %s, %s::json)",
-            (goal_id, key, journal.model_dump_json()),
+            (goal_id, key, document(journal)),
         )
     for run_id, (record, markdown) in dump.runs.items():
         conn.execute(
@@ -125,5 +120,5 @@ def _write_goal(conn: Conn, goal_id: str, dump: GoalDump) -> None:
     if dump.scheduler is not None:
         conn.execute(
             "INSERT INTO loopx_scheduler (goal_id, doc) VALUES (%s, %s::json)",
-            (goal_id, dump.scheduler.model_dump_json()),
+            (goal_id, document(dump.scheduler)),
         )

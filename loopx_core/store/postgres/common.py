@@ -1,11 +1,7 @@
-"""What both of the store's transports share, without importing psycopg: how a connection is
-opened (its libpq options), the advisory lock statement, and the error a store that cannot be
-reached is."""
+"""What the store's modules share: the libpq options of every connection, the advisory lock
+statement, and the error a store that cannot be reached is."""
 
 from __future__ import annotations
-
-import os
-import sys
 
 from loopx_core.errors import LockTimeoutError
 
@@ -18,12 +14,6 @@ LIBPQ_OPTIONS = {
 }
 """The libpq options every connection of the store has (they win over the DSN's own and the
 environment's: a `PGCLIENTENCODING` that cannot hold every character would fail a read)."""
-LEAN_CONNECT_TIMEOUT_S = 2
-"""How long the lean transport waits for a server (libpq's least): a healthy one answers in
-milliseconds, and one that does not is psycopg's to wait for (its retries, its error), so an
-unreachable server costs a tick 2 s more than before, not twice the 10 s."""
-LEAN_LIBPQ_OPTIONS = {**LIBPQ_OPTIONS, "connect_timeout": str(LEAN_CONNECT_TIMEOUT_S)}
-"""The options of a lean transport's libpq connection: the store's, with the short timeout."""
 
 
 def lock_statement(keys: list[str]) -> str:
@@ -38,9 +28,3 @@ class StoreUnavailableError(LockTimeoutError):
     """The database could not be reached, or the connection broke where no retry is safe (exit 6)."""
 
     code = "store_unavailable"
-
-
-def installed(name: str) -> bool:
-    """True when the package `name` is installed on `sys.path` (found without importing it): the
-    lean transports serve a store only where psycopg, which settles their every doubt, is."""
-    return any(entry and os.path.isdir(os.path.join(entry, name)) for entry in sys.path)

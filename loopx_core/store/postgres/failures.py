@@ -1,13 +1,13 @@
-"""How a database failure becomes LoopX's typed error, by SQLSTATE: one rule for both transports.
+"""How a database failure becomes LoopX's typed error, by its SQLSTATE.
 
-psycopg's path (`session.Session`) and libpq's (`lean_session.LeanSession`) both map through
-`mapped`, from what each failure says: its SQLSTATE (psycopg's error class is the SQLSTATE's,
-so `isinstance(exc, errors.LockNotAvailable)` is `sqlstate == "55P03"`), its primary message,
-and whether the connection was lost (psycopg: an `InterfaceError`, or an `OperationalError`
-with no SQLSTATE or one of classes 08 and 57P). Nothing here imports psycopg.
+`mapped` reads what a failure says: its SQLSTATE, its primary message, and whether the
+connection was lost (an `InterfaceError`, or an `OperationalError` with no SQLSTATE or one of
+classes 08 and 57P).
 """
 
 from __future__ import annotations
+
+import re
 
 from loopx_core.errors import ConflictError, LockTimeoutError, LoopxError, RefusedError, StateInvalidError
 from loopx_core.store.lock import lock_timeout
@@ -17,16 +17,14 @@ LOCK_NOT_AVAILABLE = "55P03"
 INSUFFICIENT_PRIVILEGE = "42501"
 RACES = frozenset(("23505", "40P01", "40001"))
 """unique_violation, deadlock_detected, serialization_failure: a concurrent change won."""
-_PATH_IN_MESSAGE = r'"/[^"]*"|(?<![\w/])/[\w./-]+'
-"""A local path in a server message; compiled on first use (re's cache): only a failure is cleaned."""
+_PATH_IN_MESSAGE = re.compile(r'"/[^"]*"|(?<![\w/])/[\w./-]+')
+"""A local path in a server message."""
 
 
 def clean(message: str) -> str:
     """A server or libpq message on one line, with local paths (socket folders) removed."""
-    import re  # re (with enum) costs a tick ~4 ms of start-up: only a failure's message needs it
-
     first = (message or "").strip().splitlines()[0] if (message or "").strip() else "no detail"
-    return re.sub(_PATH_IN_MESSAGE, "(local socket)", first)[:200]
+    return _PATH_IN_MESSAGE.sub("(local socket)", first)[:200]
 
 
 def operational_loss(sqlstate: str | None) -> bool:

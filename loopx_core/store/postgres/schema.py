@@ -10,6 +10,9 @@ changed; an older one is brought forward in one transaction, under an advisory l
 
 from __future__ import annotations
 
+SCHEMA_EXISTS = "SELECT to_regclass('loopx_schema') IS NOT NULL"
+VERSION = "SELECT version FROM loopx_schema"
+
 V1 = """
 CREATE TABLE loopx_schema (
     singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),

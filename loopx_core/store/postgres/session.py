@@ -1,9 +1,5 @@
 """Connections, transactions, per-goal locks and retries for the PostgreSQL store, over psycopg.
 
-The store runs its operations through `lean_session.LeanSession` (the same statements over
-libpq) and comes here when that one is unsure, in another thread, for a pooled store, a
-migration or the schema's creation; failures map through `failures.mapped` either way.
-
 Serialisation is by transaction: a write runs in one transaction holding a transaction-scoped
 advisory lock per goal (and one for the registry), so it is exclusive across threads,
 processes and machines, and ends with its transaction. A thread that already runs a

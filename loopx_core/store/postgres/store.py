@@ -1,59 +1,46 @@
-"""`PostgresStore`: the team store, the `Store` protocol on one PostgreSQL database.
+"""`PostgresStore`: the team store, the `Store` protocol on one PostgreSQL database, over psycopg.
 
-Each document (registry, goal state, journal, scheduler state, run record) is one row
-holding the JSON the file store would write, validated by the same models on every read;
-ledger events and history lines are rows of append-only tables with a unique constraint
-per receipt (one spend per turn instance, one void per spend, one history line per run).
-Locks, retries and transactions: `session` (psycopg) and `lean_session` (libpq through
-ctypes, the same statements, psycopg on any doubt). The project folder keeps only what is
-local to the machine (`.loopx/store.json` naming this store, host hook state).
-
-pydantic and the models load on a validated read or a write of a model only, and psycopg
-only where the lean transport is unsure (or for a pooled store, a migration, the schema's
-creation): a tick reads through `lean_reads()` (`lean_reads.LeanPostgresReads`: libpq and the
-generated lean readers), a settlement command writes through `tx` (`lean_session`), and
-`lean_store.LeanSettlePostgresStore` reads and writes lean objects, so neither loads either.
+Each document (registry, goal state, journal, scheduler state, run record) is one row holding
+the JSON the file store would write, read and written through the same codec; ledger events
+and history lines are rows of append-only tables with a unique constraint per receipt (one
+spend per turn instance, one void per spend, one history line per run). Locks, retries and
+transactions: `session`. The project folder keeps only what is local to the machine
+(`.loopx/store.json` naming this store, host hook state).
 """
 
 from __future__ import annotations
 
-import os
-from _thread import allocate_lock
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from loopx_core import jsontext
 from loopx_core.errors import ConflictError, NotFoundError, SchemaUnsupportedError
 from loopx_core.faults import race_window
 from loopx_core.ids import check_id
 from loopx_core.models.constants import SCHEMA_VERSION
+from loopx_core.models.records import GoalState, LedgerEvent, Registry, RunIndexEntry, SchedulerState, TurnJournal
+from loopx_core.models import codec
 from loopx_core.models.identity import check_turn_key
-from loopx_core.models.twins import replaced
 from loopx_core.store.files import STATE_DIR
 from loopx_core.store.postgres import writes
-from loopx_core.store.postgres.documents import parsed
-from loopx_core.store.postgres.lean_reads import LeanLink, LeanPostgresReads
-from loopx_core.store.postgres.reads import NO_STATE, SCHEMA_EXISTS, VERSION, DocumentReads
-from loopx_core.store.postgres.schema import LATEST, MIGRATIONS
+from loopx_core.store.postgres.schema import LATEST, MIGRATIONS, SCHEMA_EXISTS, VERSION
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
 if TYPE_CHECKING:
     from collections.abc import Callable
     from contextlib import AbstractContextManager
-    from pathlib import Path
-    from typing import Any, TypeVar
+    from datetime import datetime
 
     import psycopg
 
-    from loopx_core.datetimes import datetime
-    from loopx_core.models import GoalState, LedgerEvent, Registry
-    from loopx_core.models.journal import TurnJournal
-    from loopx_core.models.runs import RunIndexEntry
-    from loopx_core.models.scheduler import SchedulerState
-    from loopx_core.store.postgres.lean_session import LeanSession
+    from loopx_core.models.record import Record
     from loopx_core.store.postgres.session import Session
 
     Conn = psycopg.Connection[Any]
-    T = TypeVar("T")
 
+T = TypeVar("T")
+R = TypeVar("R")
+
+NO_STATE = "no LoopX state in the store {}: run `loopx init --store ...` first"
 REGISTRY_LOCK = ":registry"
 MIGRATE_LOCK = ":migrate"
 
@@ -63,39 +50,25 @@ def goal_key(goal_id: str) -> str:
     return f":goal:{check_id('goal', goal_id)}"
 
 
-class PostgresStore(DocumentReads):
+class PostgresStore:
     """Registry, goal states, ledgers, journals, runs and scheduler state in PostgreSQL."""
 
-    _lean_docs = False
-    """Reads give pydantic models (`lean_store.LeanSettlePostgresStore`'s give lean objects)."""
-
     def __init__(self, root: Path | str, dsn: str, shown: str, *, pooled: bool = False) -> None:
-        self.root = root  # a tick may open the store on a string path: nothing here needs pathlib
+        self.root = Path(root)
         self.label = shown
         self._dsn, self._pooled = dsn, pooled
         self._session: Session | None = None
-        self._session_lock = allocate_lock()  # threading's Lock, without importing threading on a tick
-        self.lean_link = LeanLink(dsn, enabled=not pooled)  # a pooled store (a long process) has psycopg
-        self._lean: LeanSession | None = None  # the writes' libpq session, made on first use
+        self._session_lock = threading.Lock()
         self._schema_checked = False
-        self.tick_goal: str | None = None
-        """The goal a tick will read (`choice.TickStart`): its documents come in its first statement."""
-
-    @property
-    def root_text(self) -> str:
-        """The project folder as a string."""
-        return os.fspath(self.root)
 
     @property
     def state_dir(self) -> Path:
         """The project's `.loopx` folder (what stays local to the machine)."""
-        from pathlib import Path
-
-        return Path(self.root) / STATE_DIR
+        return self.root / STATE_DIR
 
     @property
     def session(self) -> Session:
-        """Transactions, locks and retries over psycopg (imported on first use)."""
+        """Transactions, locks and retries over psycopg."""
         if self._session is None:
             with self._session_lock:  # one session per store, whichever of its threads comes first
                 if self._session is None:
@@ -105,58 +78,38 @@ class PostgresStore(DocumentReads):
         return self._session
 
     @property
-    def tx(self) -> LeanSession | Session:
-        """Where the store's operations run: libpq's lean session (psycopg once it is unsure, and
-        in any other thread), or psycopg's own for a pooled store."""
-        if self._pooled:
-            return self.session
-        if self._lean is None:
-            from loopx_core.store.postgres.lean_session import LeanSession  # not on a tick: it only reads
-
-            self._lean = LeanSession(
-                self.lean_link,
-                self.label,
-                lambda: self.session,
-                lambda: self._session is not None and self._session.in_transaction,
-            )
-        return self._lean
-
-    @property
     def in_transaction(self) -> bool:
         """True when this thread runs inside a transaction of this store."""
-        lean, plain = self._lean, self._session
-        return (lean is not None and lean.in_transaction) or (plain is not None and plain.in_transaction)
-
-    def lean_reads(self) -> LeanPostgresReads:
-        """This store's reads for a tick: libpq and the lean readers (psycopg, pydantic only on doubt)."""
-        return LeanPostgresReads(self)
+        return self._session is not None and self._session.in_transaction
 
     def close(self) -> None:
         """Close this store's connections."""
-        self.lean_link.close()
         if self._session is not None:
             self._session.connections.close()
 
+    # -- reads -------------------------------------------------------------------------
     def _rows(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        """The statement's rows over psycopg (in the thread's transaction if it has one)."""
-        return self.tx.read(lambda c: c.execute(sql, params).fetchall())  # type: ignore[arg-type]
+        """The statement's rows (in the thread's transaction if it has one)."""
+        self._ready()
+        return self.session.read(lambda c: c.execute(sql, params).fetchall())  # type: ignore[arg-type]
 
-    # -- how a record becomes a row (`lean_store.LeanSettlePostgresStore` takes lean objects)
-    def _json(self, record: Any) -> str:
-        """A document's row: `model_dump_json()`, the compact JSON the file store indents."""
-        return record.model_dump_json()  # type: ignore[no-any-return]
+    def _parsed(self, text: str, cls: type[R], what: str) -> R:
+        return codec.parse(text, cls, what=what, where=f"{self.label} ({what})")  # type: ignore[arg-type]
 
-    def _event_line(self, event: Any) -> str:
-        """A ledger row's body, the file store's ledger line."""
-        from loopx_core.store.snapshot import event_line
+    def _doc(self, sql: str, params: tuple[Any, ...], cls: type[R], what: str) -> R:
+        """The one document `sql` selects, as a record of `cls`."""
+        rows = self._rows(sql, params)
+        if not rows:
+            raise NotFoundError(f"{what} not found in the store {self.label}")
+        return self._parsed(rows[0][0], cls, what)
 
-        return event_line(event)
+    def _events(self, sql: str, params: tuple[Any, ...]) -> list[LedgerEvent]:
+        return [self._parsed(row[0], LedgerEvent, "a line of the ledger") for row in self._rows(sql, params)]
 
-    def _history_line(self, entry: Any) -> str:
-        """A history row's entry, the file store's history line."""
-        from loopx_core.store.snapshot import history_line
-
-        return history_line(entry)
+    @staticmethod
+    def _json(record: Record) -> str:
+        """A document's row: the compact JSON the file store indents."""
+        return codec.line(record).decode()
 
     # -- schema ------------------------------------------------------------------------
     def schema_version(self) -> int | None:
@@ -196,19 +149,9 @@ class PostgresStore(DocumentReads):
         return result
 
     def _ready(self) -> None:
-        """Check the schema once per store: newer refused (exit 8), older brought forward; the
-        latest confirmed over libpq in one statement, anything else judged by psycopg."""
+        """Check the schema once per store: newer refused (exit 8), older brought forward."""
         if self._schema_checked:
             return
-        if not self._pooled and not self.in_transaction:
-            from loopx_core.store.postgres.lean_protocol import Doubt
-
-            try:
-                if self.lean_link.rows(VERSION, ()) == [(LATEST,)]:
-                    self._schema_checked = True
-                    return
-            except Doubt:  # no table, another version, no libpq: psycopg's path says what
-                pass
         version = self.schema_version()
         if version is None:
             raise NotFoundError(NO_STATE.format(self.label))
@@ -230,10 +173,8 @@ class PostgresStore(DocumentReads):
 
     def init(self) -> bool:
         """Create (or bring forward) the schema and an empty registry; False if one exists."""
-        from loopx_core.models import Registry
-
         self.migrate_schema()
-        empty = Registry(schema_version=SCHEMA_VERSION).model_dump_json()
+        empty = self._json(Registry(schema_version=SCHEMA_VERSION))
 
         def create(conn: Conn) -> bool:
             cursor = conn.execute(
@@ -246,7 +187,10 @@ class PostgresStore(DocumentReads):
     # -- registry ----------------------------------------------------------------------
     def read_registry(self) -> Registry:
         """The registry, validated."""
-        return self._registry(lean=self._lean_docs)
+        try:
+            return self._doc("SELECT doc::text FROM loopx_registry", (), Registry, "registry")
+        except NotFoundError:
+            raise NotFoundError(NO_STATE.format(self.label)) from None
 
     def update_registry(self, change: Callable[[Registry], T]) -> T:
         """Apply `change` to the registry under its lock, in one transaction."""
@@ -259,12 +203,13 @@ class PostgresStore(DocumentReads):
             conn.execute("UPDATE loopx_registry SET doc = %s::json", (self._json(registry),))
             return result
 
-        return self.tx.write([REGISTRY_LOCK], body)
+        return self.session.write([REGISTRY_LOCK], body)
 
     # -- goal state --------------------------------------------------------------------
     def read_goal(self, goal_id: str) -> GoalState:
         """A goal's state, validated."""
-        return self._goal(goal_id, lean=self._lean_docs)
+        sql = "SELECT doc::text FROM loopx_goals WHERE goal_id = %s"
+        return self._doc(sql, (check_id("goal", goal_id),), GoalState, f"state of goal {goal_id!r}")
 
     def create_goal(self, state: GoalState) -> None:
         """Insert a new goal's first state; `ConflictError` if it has one."""
@@ -278,7 +223,7 @@ class PostgresStore(DocumentReads):
                 (state.goal_id, state.version, self._json(state)),
             )
 
-        self.tx.write([goal_key(state.goal_id)], body)
+        self.session.write([goal_key(state.goal_id)], body)
 
     def update_goal(
         self, goal_id: str, change: Callable[[GoalState], T], *, expect_version: int | None = None
@@ -308,23 +253,27 @@ class PostgresStore(DocumentReads):
                 raise ConflictError(f"goal {goal_id!r} moved while it was being changed: retry")
             return result
 
-        return self.tx.write([goal_key(goal_id)], body)
+        return self.session.write([goal_key(goal_id)], body)
 
     def goal_lock(self, goal_id: str) -> AbstractContextManager[None]:
         """The goal's lock: one transaction for the block, re-entrant in the thread."""
         key = goal_key(goal_id)
         self._ready()
-        return self.tx.locked(key)
+        return self.session.locked(key)
 
     # -- scheduler ---------------------------------------------------------------------
     def read_scheduler(self, goal_id: str) -> SchedulerState:
         """The goal's scheduler state, validated (empty if no host reported yet)."""
-        return self._scheduler(goal_id, lean=self._lean_docs)
+        sql = "SELECT doc::text FROM loopx_scheduler WHERE goal_id = %s"
+        try:
+            return self._doc(sql, (check_id("goal", goal_id),), SchedulerState, "scheduler state")
+        except NotFoundError:
+            return SchedulerState(schema_version=SCHEMA_VERSION, goal_id=goal_id)
 
     def write_scheduler(self, state: SchedulerState) -> None:
         """Write the goal's scheduler state (goal lock held)."""
         self._ready()
-        self.tx.write(
+        self.session.write(
             [goal_key(state.goal_id)],
             lambda conn: conn.execute(
                 "INSERT INTO loopx_scheduler (goal_id, doc) VALUES (%s, %s::json) "
@@ -336,7 +285,9 @@ class PostgresStore(DocumentReads):
     # -- turn journals -----------------------------------------------------------------
     def read_journal(self, goal_id: str, turn_key: str) -> TurnJournal:
         """A turn journal (missing: `NotFoundError`; malformed: `StateInvalidError`)."""
-        return self._journal(goal_id, turn_key, lean=self._lean_docs)
+        check_turn_key(turn_key)
+        sql = "SELECT doc::text FROM loopx_journals WHERE goal_id = %s AND turn_key = %s"
+        return self._doc(sql, (check_id("goal", goal_id), turn_key), TurnJournal, "turn journal")
 
     def has_journal(self, goal_id: str, turn_key: str) -> bool:
         """True when the turn has a journal (open or a tombstone)."""
@@ -344,7 +295,7 @@ class PostgresStore(DocumentReads):
         self._ready()
         sql = "SELECT 1 FROM loopx_journals WHERE goal_id = %s AND turn_key = %s"
         return (
-            self.tx.read(lambda c: c.execute(sql, (check_id("goal", goal_id), turn_key)).fetchone())
+            self.session.read(lambda c: c.execute(sql, (check_id("goal", goal_id), turn_key)).fetchone())
             is not None
         )
 
@@ -352,7 +303,7 @@ class PostgresStore(DocumentReads):
         """Write a journal (goal lock held)."""
         check_turn_key(journal.turn_key)
         self._ready()
-        self.tx.write(
+        self.session.write(
             [goal_key(journal.goal_id)],
             lambda conn: conn.execute(
                 "INSERT INTO loopx_journals (goal_id, turn_key, doc) VALUES (%s, %s, %s::json) "
@@ -377,28 +328,26 @@ class PostgresStore(DocumentReads):
             row = conn.execute(
                 "SELECT body::text FROM loopx_events WHERE goal_id = %s ORDER BY seq DESC LIMIT 1", (goal_id,)
             ).fetchone()
-            what = "a line of the ledger"
-            last = parsed(row[0], "LedgerEvent", what, self.label, lean=self._lean_docs) if row else None
+            last = self._parsed(row[0], LedgerEvent, "a line of the ledger") if row else None
             event = build((last.seq + 1) if last else 1, last)
             race_window()
             if last is not None and event.at < last.at:
-                event = replaced(event, at=last.at)  # keep the ledger ordered by time
-
-            writes.insert_event(conn, goal_id, event, self._event_line(event))
+                event = event.replace(at=last.at)  # keep the ledger ordered by time
+            writes.insert_event(conn, goal_id, event, codec.line(event, exclude_none=True).decode())
             return event
 
-        return self.tx.write([goal_key(goal_id)], body)
+        return self.session.write([goal_key(goal_id)], body)
 
     def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:
         """Ledger events at or after `since`, oldest first."""
-        return self._since(goal_id, since, lean=self._lean_docs)
+        sql = "SELECT body::text FROM loopx_events WHERE goal_id = %s AND at >= %s ORDER BY seq"
+        return self._events(sql, (check_id("goal", goal_id), since))
 
     def ledger_all(self, goal_id: str) -> list[LedgerEvent]:
         """The whole ledger, oldest first."""
         return self._events(
             "SELECT body::text FROM loopx_events WHERE goal_id = %s ORDER BY seq",
             (check_id("goal", goal_id),),
-            lean=self._lean_docs,
         )
 
     # -- receipts (one row each, unique in the database) -------------------------------
@@ -407,7 +356,6 @@ class PostgresStore(DocumentReads):
         found = self._events(
             "SELECT body::text FROM loopx_events WHERE goal_id = %s AND kind = 'spend' AND turn_instance_id = %s",
             (check_id("goal", goal_id), turn_instance_id),
-            lean=self._lean_docs,
         )
         return found[0] if found else None
 
@@ -416,7 +364,6 @@ class PostgresStore(DocumentReads):
         found = self._events(
             "SELECT body::text FROM loopx_events WHERE goal_id = %s AND kind = 'void' AND voids_event_id = %s",
             (check_id("goal", goal_id), event_id),
-            lean=self._lean_docs,
         )
         return found[0] if found else None
 
@@ -426,7 +373,7 @@ class PostgresStore(DocumentReads):
         self._ready()
         sql = "SELECT 1 FROM loopx_run_index WHERE goal_id = %s AND run_id = %s"
         return (
-            self.tx.read(lambda c: c.execute(sql, (check_id("goal", goal_id), run_id)).fetchone()) is not None
+            self.session.read(lambda c: c.execute(sql, (check_id("goal", goal_id), run_id)).fetchone()) is not None
         )
 
     def record_run(self, goal_id: str, record: dict[str, Any], markdown: str, entry: RunIndexEntry) -> None:
@@ -439,23 +386,26 @@ class PostgresStore(DocumentReads):
             if not conn.execute(
                 "SELECT 1 FROM loopx_run_index WHERE goal_id = %s AND run_id = %s", (goal_id, entry.run_id)
             ).fetchone():
-                writes.append_history(conn, goal_id, entry.run_id, self._history_line(entry))
+                writes.append_history(conn, goal_id, entry.run_id, self._json(entry))
 
-        self.tx.write([goal_key(goal_id)], body)
+        self.session.write([goal_key(goal_id)], body)
 
     def read_history(self, goal_id: str, *, last: int | None = None) -> list[RunIndexEntry]:
         """The run history (only its `last` entries if given), oldest first."""
-        return self._history(goal_id, last, lean=self._lean_docs)
+        sql = "SELECT entry::text FROM loopx_run_index WHERE goal_id = %s ORDER BY position DESC LIMIT %s"
+        params = (check_id("goal", goal_id), last if last is None or last >= 0 else 0)
+        rows = reversed(self._rows(sql, params))
+        return [self._parsed(row[0], RunIndexEntry, "a line of the run history") for row in rows]
 
     def read_run(self, goal_id: str, run_id: str) -> dict[str, Any]:
         """One run's full record, as written at its durable writeback."""
         check_id("run", run_id)
         self._ready()
         sql = "SELECT record::text FROM loopx_runs WHERE goal_id = %s AND run_id = %s"
-        row = self.tx.read(lambda c: c.execute(sql, (check_id("goal", goal_id), run_id)).fetchone())
+        row = self.session.read(lambda c: c.execute(sql, (check_id("goal", goal_id), run_id)).fetchone())
         if row is None:
             raise NotFoundError(f"run {run_id!r} not found in goal {goal_id!r}")
-        data = jsontext.loads(row[0])
+        data = codec.loads(row[0])
         if not isinstance(data, dict) or data.get("schema_version") != 1:
             where = f"{self.label} (run {run_id})"
             raise SchemaUnsupportedError(f"run record {where} is not a schema 1 run record", path=where)

@@ -3,19 +3,19 @@ history row (the unique constraints make each a receipt), and the schema version
 
 from __future__ import annotations
 
-from loopx_core.store.postgres.reads import VERSION
+import json
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing on a tick
+from loopx_core.store.postgres.schema import VERSION
+
 if TYPE_CHECKING:
     from typing import Any
 
     import psycopg
 
-    from loopx_core.models import LedgerEvent
+    from loopx_core.models.records import LedgerEvent
 
     Conn = psycopg.Connection[Any]
-
-
 def insert_event(conn: Conn, goal_id: str, event: LedgerEvent, body: str) -> None:
     """One ledger row (the unique indexes refuse a second receipt for the same turn or spend)."""
     conn.execute(
@@ -35,11 +35,8 @@ def insert_event(conn: Conn, goal_id: str, event: LedgerEvent, body: str) -> Non
 
 
 def record_json(record: dict[str, Any]) -> str:
-    """A run record's row: compact JSON, key order kept (`store.snapshot.record_json`'s text,
-    without importing the snapshot's models: a settlement command loads no pydantic)."""
-    from loopx_core.jsontext import dumps
-
-    return dumps(record, ensure_ascii=False)
+    """A run record's row: compact JSON, key order kept."""
+    return json.dumps(record, ensure_ascii=False)
 
 
 def upsert_run(conn: Conn, goal_id: str, run_id: str, record: dict[str, Any], markdown: str) -> None:
