@@ -9,8 +9,10 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from loopx_core.models import SCHEMA_VERSION, GoalEntry, GoalState, Registry, Todo
-from loopx_core.models.registry import AgentEntry
+from loopx_core.models import codec
+from loopx_core.models.constants import SCHEMA_VERSION
+from loopx_core.models.records import GoalEntry, GoalState, Registry, Todo
+from loopx_core.models.records import AgentEntry
 from loopx_core.store.files import FileStore
 
 
@@ -35,8 +37,8 @@ def many_goals(root: Path, goals: int, todos_each: int, now: datetime) -> FileSt
             ],
         )
         store.goal_dir(goal_id).mkdir(parents=True)
-        store.goal_path(goal_id).write_bytes(state.model_dump_json(indent=2).encode() + b"\n")
-    store.registry_path.write_bytes(registry.model_dump_json(indent=2).encode() + b"\n")
+        store.goal_path(goal_id).write_bytes(codec.document(state))
+    store.registry_path.write_bytes(codec.document(registry))
     return store
 
 
@@ -51,7 +53,7 @@ def big_goal(
     """
     from datetime import timedelta
 
-    from loopx_core.models import LedgerEvent
+    from loopx_core.models.records import LedgerEvent
     from loopx_core.ops import goals
 
     store = FileStore(root)
@@ -78,19 +80,22 @@ def big_goal(
     store.update_goal("parser", grow)
     step = timedelta(hours=hours) / max(spends, 1)
     lines = [
-        LedgerEvent(
-            schema_version=SCHEMA_VERSION,
-            event_id=f"ev-{seq}",
-            seq=seq,
-            kind="spend",
-            at=now - timedelta(hours=hours) + step * seq,
-            goal_id="parser",
-            agent_id="builder" if seq % 2 else "reviewer",
-            todo_id=f"t{seq % todos_open + 1}",
-            turn_instance_id=f"ti-{seq:016x}",
-            slots=1,
-            duration_seconds=42.0,
-        ).model_dump_json(exclude_none=True)
+        codec.line(
+            LedgerEvent(
+                schema_version=SCHEMA_VERSION,
+                event_id=f"ev-{seq}",
+                seq=seq,
+                kind="spend",
+                at=now - timedelta(hours=hours) + step * seq,
+                goal_id="parser",
+                agent_id="builder" if seq % 2 else "reviewer",
+                todo_id=f"t{seq % todos_open + 1}",
+                turn_instance_id=f"ti-{seq:016x}",
+                slots=1,
+                duration_seconds=42.0,
+            ),
+            exclude_none=True,
+        ).decode()
         for seq in range(1, spends + 1)
     ]
     store.ledger_path("parser").write_text("\n".join(lines) + "\n")

@@ -20,7 +20,9 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from loopx_core.models import SCHEMA_VERSION, LedgerEvent, Todo
+from loopx_core.models import codec
+from loopx_core.models.constants import SCHEMA_VERSION
+from loopx_core.models.records import LedgerEvent, Todo
 from loopx_core.ops import goals, todos
 from loopx_core.store.files import FileStore
 
@@ -79,7 +81,7 @@ def big_history(store: FileStore, events: int = 100_000, extra_todos: int = 1_00
             slots=1,
             duration_seconds=42.0,
         )
-        lines.append(event.model_dump_json(exclude_none=True))
+        lines.append(codec.line(event, exclude_none=True).decode())
     store.ledger_path("parser").write_text("\n".join(lines) + "\n")
 
     def grow(state):  # type: ignore[no-untyped-def]

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 
 from typing import TYPE_CHECKING
+import re
 if TYPE_CHECKING:
-    import re
+    pass
 
 _FORMAT = (
     "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200c\u200e-\u200f"

@@ -13,7 +13,9 @@ import typer
 
 from loopx_core.cli.app import app
 from loopx_core.errors import EXIT_CODES, ExitCode
-from loopx_core.models.domain import DOMAIN, MAX_STORED_TIME, describe
+from loopx_core.models.constants import MAX_STORED_TIME
+from loopx_core.models.domain import describe
+from loopx_core.schema.domain import DOMAIN
 
 WIDTH = 100
 DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
@@ -39,16 +41,13 @@ EXIT_MEANINGS = {
     ExitCode.PERMISSION_DENIED: "settlement: this agent may not act on this turn or todo",
     ExitCode.CANCELLED: "settlement: the turn was cancelled (`loopx turn cancel`)",
     ExitCode.CLOSEOUT_REJECTED: "settlement: terminal closeout refused (other todos still open)",
+    ExitCode.LEASE_LOST: "settlement: the todo's lease expired and another agent took it over; nothing settled",
 }
-MEANINGS_BY_NAME = {
-    "LEASE_LOST": "settlement: the todo's lease expired and another agent took it over; nothing settled",
-}
-"""Meanings of codes named here before they land in `ExitCode` (looked up by name)."""
 
 
 def meaning(code: ExitCode) -> str:
     """What an exit code means, for the table."""
-    return EXIT_MEANINGS.get(code) or MEANINGS_BY_NAME[code.name]
+    return EXIT_MEANINGS[code]
 
 
 def _walk(command: Any, path: list[str]) -> list[tuple[list[str], Any]]:
@@ -62,11 +61,11 @@ def _walk(command: Any, path: list[str]) -> list[tuple[list[str], Any]]:
 
 
 def domain_section() -> list[str]:
-    """The input domain (loopx_core.models.domain) as a table: every numeric option and id."""
+    """The input domain (loopx_core.schema.domain) as a table: every numeric option and id."""
     out = [
         "## Input domain",
         "",
-        "Every number, id and time has one domain, defined once in `loopx_core.models.domain`:",
+        "Every number, id and time has one domain, declared once in `loopx_core.schema.domain`:",
         "the CLI, the MCP tools and the state files refuse the same values. A value outside it",
         "is a usage error (exit 2) with nothing written; a state file holding one is invalid",
         "state (exit 4) and is left unchanged. Numbers are finite (no `nan`, `inf`).",
@@ -117,7 +116,9 @@ def render() -> str:
         "(a hook's 1): `loopx: error: argument 8 (the value of --title) is not UTF-8 text: 'bad\\xff'`.",
         "",
         "Environment: `LOOPX_ROOT` picks the project (like `--root`); `LOOPX_NOW` freezes the clock",
-        "(ISO-8601, for tests and demos); `LOOPX_LOCK_TIMEOUT` bounds lock waits (seconds).",
+        "(ISO-8601, for tests and demos); `LOOPX_LOCK_TIMEOUT` bounds lock waits (seconds);",
+        "`LOOPX_NO_FAST_PATH=1` sends every command line to typer (the fast entry of a host's tick",
+        "stands aside, to compare both or to debug); `LOOPX_PLUGINS` selects or blocks host plugins.",
         "",
         *domain_section(),
     ]

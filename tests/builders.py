@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from loopx_core.kernel.algebra import StepKind
-from loopx_core.models.journal import TurnJournal
+from loopx_core.models.records import TurnJournal
 from loopx_core.ops import goals, todos
 from loopx_core.settlement.steps import TurnContext
 from loopx_core.settlement.turns import begin_turn, record_host_phases, settle_steps

@@ -21,12 +21,6 @@ NO_COVERAGE = {"LOOPX_COVERAGE": "off"}
 itself imports hashlib, threading, dataclasses: scripts/coverage_startup.py honours it)."""
 
 
-START_UP = ("enum", "re", "json", "datetime", "functools", "collections", "typing", "pathlib")
-"""Standard-library modules no hot command imports: each costs every process start-up time
-(measured over `python -c pass`: enum with functools and collections ~2.9 ms, re ~1.5 ms more,
-json ~1 ms more, datetime.py ~1.3 ms; loopx_core.jsontext, frozen_re and datetimes stand in)."""
-
-
 class Probed(NamedTuple):
     """What a probed command did: its exit code, its stdout, and the modules left loaded."""
 

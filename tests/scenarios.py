@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from loopx_core.models import HealthFinding
+from loopx_core.models.records import HealthFinding
 from loopx_core.ops import gates, goals, spend, todos
 from tests.conftest import Project
 

@@ -70,7 +70,7 @@ def files_site(tmp_path: Path) -> Iterator[Served]:
 
 
 def goal_state(store: Store, goal_id: str = "parser") -> dict[str, Any]:
-    return store.read_goal(goal_id).model_dump(mode="json")
+    return store.read_goal(goal_id).dump()
 
 
 # -- pages, on both stores ------------------------------------------------------------------------
@@ -141,7 +141,7 @@ ACTIONS: list[tuple[str, dict[str, str], list[str]]] = [
 def comparable(store: Store) -> dict[str, Any]:
     """What an action may change: the registry and the goal's todos, gates and findings."""
     state = goal_state(store)
-    registry = store.read_registry().model_dump(mode="json")
+    registry = store.read_registry().dump()
     return {"registry": registry, **{k: state[k] for k in ("todos", "gates", "health", "next_todo_number")}}
 
 

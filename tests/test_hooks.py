@@ -166,11 +166,25 @@ def test_environment_selects_plugins(
     assert list(hosts(get_plugin_manager())) == expected
 
 
-def test_pluggy_loads_the_entry_points_and_knows_their_distributions() -> None:
+def test_the_built_in_table_is_the_distributions_entry_points() -> None:
+    """`BUILTIN` names what LoopX's distribution declares in the `loopx` group (so a built-in host
+    loads without reading metadata), and `BUILTIN_EVENTS` every event a built-in host answers."""
+    from importlib.metadata import entry_points
+
+    from loopx_core.hosts.manager import BUILTIN, BUILTIN_EVENTS, events
+
+    declared = {ep.name: ep.value for ep in entry_points(group="loopx") if ep.dist.name == "loopx-kit"}
+    assert declared == BUILTIN
     pm = get_plugin_manager()
-    loaded = {pm.get_name(plugin): dist.project_name for plugin, dist in pm.list_plugin_distinfo()}
-    assert loaded == dict.fromkeys(BUILT_IN, "loopx-kit")
+    assert {pm.get_name(plugin) for plugin in pm.get_plugins()} == set(BUILT_IN)
+    assert {name: host.name for name, host in events(pm).items()} == BUILTIN_EVENTS
     assert not [name for name in vars(pm) if name.startswith("loopx")]  # nothing invented on the manager
+
+
+@pytest.mark.parametrize(("surface", "event"), [("codex-app", None), ("dsh", None), (None, "claude-stop")])
+def test_a_built_in_host_loads_its_plugin_alone(surface: str | None, event: str | None) -> None:
+    pm = get_plugin_manager(surface=surface, event=event)
+    assert [pm.get_name(p) for p in pm.get_plugins()] == [surface or "claude-code"]
 
 
 def test_the_core_never_calls_a_hook_implementation_directly() -> None:

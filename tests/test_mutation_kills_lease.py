@@ -7,6 +7,8 @@ with nothing written; the lease renewal is checked for the expiry it sets.
 
 from __future__ import annotations
 
+from loopx_core.models import codec
+
 from datetime import timedelta
 from pathlib import Path
 
@@ -44,11 +46,11 @@ def test_an_agent_behind_an_operator_gate_is_refused_naming_the_gate(
 ) -> None:
     store = build_project(tmp_path)
     gates.open_gate(store, "g", "Approve the plan", T0, gate_id="approve", blocks_agent=blocks)
-    before = store.read_goal("g").model_dump_json()
+    before = codec.line(store.read_goal("g")).decode()
     assert claim(store) == SettlementFailure(
         FailureKind.PERMISSION_DENIED, "validation", "agent 'builder' is behind an operator gate: approve"
     )
-    assert store.read_goal("g").model_dump_json() == before
+    assert codec.line(store.read_goal("g")).decode() == before
 
 
 def test_a_gate_for_another_agent_does_not_stop_the_claim(tmp_path: Path) -> None:

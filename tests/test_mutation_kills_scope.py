@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from loopx_core.decide.scope import lease_lost
-from loopx_core.models import SCHEMA_VERSION, GoalState, Todo
+from loopx_core.models.constants import SCHEMA_VERSION
+from loopx_core.models.records import GoalState, Todo
 from loopx_core.models.identity import SettlementIdentity
 from tests.conftest import T0
 

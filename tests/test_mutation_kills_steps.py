@@ -182,10 +182,8 @@ def test_a_journal_whose_key_or_identity_was_changed_is_refused(tmp_path) -> Non
     journal, _ = begin_turn(store, "g", "builder", T0, todo_id="t1")
     ctx = TurnContext(store, "g", "builder", journal.turn_key, lambda: T0)
     assert guard(ctx, journal) is None
-    other_key = journal.model_copy(update={"turn_key": "sha256:" + "0" * 64})
-    other_identity = journal.model_copy(
-        update={"identity": {**journal.identity, "turn_instance_id": "forged"}}
-    )
+    other_key = journal.replace(turn_key="sha256:" + "0" * 64)
+    other_identity = journal.replace(identity={**journal.identity, "turn_instance_id": "forged"})
     for tampered in (other_key, other_identity):
         assert guard(ctx, tampered) == (
             FailureKind.INVALID_IDENTITY,

@@ -109,9 +109,9 @@ def test_the_packets_hosts_read_are_json_in_a_pipe_whatever_the_command_path(fil
 def test_should_run_on_a_terminal_is_the_same_on_the_fast_path_and_typers(
     filled: Cli, args: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from loopx_core.cli.entry import parse_fast
+    from loopx_core.cli import fast as entry
 
-    assert parse_fast(["quota", "should-run", *args]) is not None  # the fast path takes it
+    assert entry.parse(["quota", "should-run", *args]) is not None  # the fast path takes it
     fast = on_terminal("quota", "should-run", *args, root=filled.root)
     monkeypatch.setenv("LOOPX_NO_FAST_PATH", "1")
     assert fast == on_terminal("quota", "should-run", *args, root=filled.root)

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from loopx_core.models import SCHEMA_VERSION, LedgerEvent
+from loopx_core.models.constants import SCHEMA_VERSION
+from loopx_core.models.records import LedgerEvent
 from loopx_core.ops import goals, todos
 from loopx_core.store.choice import config_path, open_target
 from loopx_core.store.files import FileStore

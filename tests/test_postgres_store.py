@@ -245,7 +245,7 @@ def test_the_file_store_hot_path_never_imports_psycopg(
     build_project(tmp_path / "files", goal="g", agents=("a",))
     assert "psycopg" not in _imported_by_should_run(tmp_path / "files")
     on_postgres = _imported_by_should_run(tmp_path / "p")
-    assert "psycopg" not in on_postgres and "psycopg_pool" not in on_postgres  # libpq through ctypes, no pool
+    assert "psycopg" in on_postgres and "psycopg_pool" not in on_postgres  # psycopg, one connection
 
 
 @pytest.mark.parametrize("version", [2, 0, None, "1"])

@@ -15,7 +15,7 @@ import pytest
 
 from loopx_core.decide.assess import CHECKS, assess
 from loopx_core.decide.packet import load_inputs
-from loopx_core.models import HealthFinding
+from loopx_core.models.records import HealthFinding
 from loopx_core.ops import gates, goals, spend, todos
 from loopx_core.quota import EVALUATION_ORDER
 from loopx_core.store.files import FileStore

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loopx_core.models import LedgerEvent, QuotaPolicy
+from loopx_core.models.records import LedgerEvent, QuotaPolicy
 from loopx_core.ops import goals, spend
 from loopx_core.quota import ATTENTION_ORDER, EVALUATION_ORDER, charge_slots, compute_usage
 from tests.conftest import T0, Project
@@ -155,7 +155,7 @@ def test_measured_duration_from_claim(project: Project) -> None:
 
 
 def test_a_charge_never_exceeds_the_slot_domain() -> None:
-    from loopx_core.models.domain import MAX_SLOTS
+    from loopx_core.models.constants import MAX_SLOTS
 
     policy = QuotaPolicy(slot_minutes=0.01)
     assert charge_slots(policy, 10.0**15) == MAX_SLOTS

@@ -37,13 +37,13 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
     for name in READS:
         monkeypatch.setattr(FileStore, name, wrap(name, getattr(FileStore, name)))
-    real_read_model = atomic.read_model
+    real_read_record = atomic.read_record
 
-    def read_model(path: Path, model: type, **kwargs: Any) -> Any:
+    def read_record(path: Path, model: type, **kwargs: Any) -> Any:
         counts[f"validate {model.__name__}"] += 1
-        return real_read_model(path, model, **kwargs)
+        return real_read_record(path, model, **kwargs)
 
-    monkeypatch.setattr(files, "read_model", read_model)
+    monkeypatch.setattr(files, "read_record", read_record)
     return counts
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from loopx_core.models import codec
+
 import json
 import os
 from datetime import timedelta
@@ -11,7 +13,7 @@ import pytest
 
 from loopx_core.errors import ConflictError, NotFoundError, StateInvalidError, UsageError
 from loopx_core.ids import check_id, is_valid_id
-from loopx_core.models import LedgerEvent
+from loopx_core.models.records import LedgerEvent
 from loopx_core.ops import goals, spend, todos
 from loopx_core.store import ledger
 from loopx_core.store.atomic import atomic_write_bytes
@@ -125,7 +127,7 @@ def _event(seq: int, minutes: float, slots: int = 1) -> LedgerEvent:
 def test_ledger_tail_reads_only_the_window(tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "events.jsonl"
     for seq in range(1, 3001):
-        ledger.append_line(path, _event(seq, seq).model_dump_json().encode())
+        ledger.append_line(path, codec.line(_event(seq, seq)))
     tail = ledger.read_tail(path, T0 + timedelta(minutes=2990))
     assert [e.seq for e in tail] == list(range(2990, 3001))
     assert len(ledger.read_all(path)) == 3000
@@ -134,20 +136,20 @@ def test_ledger_tail_reads_only_the_window(tmp_path) -> None:  # type: ignore[no
 
 def test_ledger_torn_tail_ignored_then_cut_on_next_append(tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "events.jsonl"
-    ledger.append_line(path, _event(1, 0).model_dump_json().encode())
+    ledger.append_line(path, codec.line(_event(1, 0)))
     with path.open("ab") as handle:
         handle.write(b'{"schema_version":1,"event_id":"ev-2","se')  # a crash mid-append
     assert [e.seq for e in ledger.read_all(path)] == [1]
-    ledger.append_line(path, _event(2, 1).model_dump_json().encode())
+    ledger.append_line(path, codec.line(_event(2, 1)))
     assert [e.seq for e in ledger.read_all(path)] == [1, 2]
     assert path.read_bytes().count(b"\n") == 2
 
 
 def test_ledger_corrupt_middle_line_is_state_invalid(tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "events.jsonl"
-    ledger.append_line(path, _event(1, 0).model_dump_json().encode())
+    ledger.append_line(path, codec.line(_event(1, 0)))
     ledger.append_line(path, b"not json")
-    ledger.append_line(path, _event(3, 1).model_dump_json().encode())
+    ledger.append_line(path, codec.line(_event(3, 1)))
     with pytest.raises(StateInvalidError, match="line of the ledger"):
         ledger.read_all(path)
 
@@ -174,13 +176,7 @@ def test_the_file_store_implements_the_whole_store_interface() -> None:
 
 
 def test_an_atomic_write_leaves_only_its_file_private_to_its_owner(tmp_path: Path) -> None:
-    from loopx_core.store.atomic import _temporary
-
     target = tmp_path / "state.json"
     atomic_write_bytes(target, b"{}")
     assert target.read_bytes() == b"{}" and [p.name for p in tmp_path.iterdir()] == ["state.json"]
     assert target.stat().st_mode & 0o777 == 0o600  # as tempfile.mkstemp creates it
-    fd, name = _temporary(target)
-    os.close(fd)
-    assert Path(name).parent == tmp_path and Path(name).name.startswith(".state.json.")
-    assert name.endswith(".tmp") and Path(name).stat().st_size == 0

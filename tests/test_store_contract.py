@@ -20,10 +20,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from loopx_core.errors import ConflictError, LockTimeoutError, NotFoundError, UsageError
-from loopx_core.models import SCHEMA_VERSION, GoalState, LedgerEvent
-from loopx_core.models.journal import TurnJournal
-from loopx_core.models.runs import RunIndexEntry
-from loopx_core.models.scheduler import SchedulerEntry, SchedulerState
+from loopx_core.models.constants import SCHEMA_VERSION
+from loopx_core.models.records import GoalState, LedgerEvent
+from loopx_core.models.records import TurnJournal
+from loopx_core.models.records import RunIndexEntry
+from loopx_core.models.records import SchedulerEntry, SchedulerState
 from loopx_core.ops import spend, todos
 from loopx_core.store.base import Store
 from loopx_core.store.files import FileStore
@@ -35,20 +36,13 @@ from tests.pg import Cluster, cluster_fixture  # noqa: F401  (the session fixtur
 from tests.store_ops import OPERATIONS, apply, with_goal
 
 KINDS = ("files", "postgresql")
-LEAN_TOO = pytest.mark.parametrize("store", [*KINDS, "lean files"], indirect=True)
-"""A promise the settlement commands' store (`LeanSettleStore`, lean objects) keeps too."""
 KEY = "sha256:" + "a" * 64
 
 
 def make_store(kind: str, root: Path, cluster: Cluster) -> Store:
     """An initialised, empty store of `kind` for the project at `root`."""
     root.mkdir(parents=True, exist_ok=True)
-    if kind == "lean files":
-        from loopx_core.store.lean_store import LeanSettleStore
-
-        store: Store = LeanSettleStore(root)
-    else:
-        store = FileStore(root) if kind == "files" else PostgresStore(root, cluster.fresh_schema(), "pg")
+    store: Store = FileStore(root) if kind == "files" else PostgresStore(root, cluster.fresh_schema(), "pg")
     assert store.init() is True
     return store
 
@@ -106,7 +100,6 @@ def test_the_postgres_store_implements_the_whole_store_interface() -> None:
         )
 
 
-@LEAN_TOO
 def test_lifecycle(store: Store) -> None:
     assert store.is_initialized()
     assert store.init() is False  # a second init writes nothing
@@ -114,7 +107,6 @@ def test_lifecycle(store: Store) -> None:
     assert store.label in ("files", "pg")
 
 
-@LEAN_TOO
 def test_registry_updates_are_all_or_nothing(store: Store) -> None:
     with_goal(store)
     assert store.update_registry(lambda r: sorted(r.goals)) == ["g"]
@@ -128,7 +120,6 @@ def test_registry_updates_are_all_or_nothing(store: Store) -> None:
     assert store.read_registry().goals["g"].objective == "Objective"
 
 
-@LEAN_TOO
 def test_goal_state_compare_and_swap(store: Store) -> None:
     with_goal(store)
     with pytest.raises(ConflictError):
@@ -151,7 +142,6 @@ def test_goal_state_compare_and_swap(store: Store) -> None:
     assert (state.version, state.evidence) == (version + 1, ["one"])
 
 
-@LEAN_TOO
 @pytest.mark.parametrize("bad", ["../x", "Upper", "a/b", ""])
 def test_every_goal_entry_point_checks_the_id(store: Store, bad: str) -> None:
     calls = [
@@ -171,7 +161,6 @@ def test_every_goal_entry_point_checks_the_id(store: Store, bad: str) -> None:
             call()
 
 
-@LEAN_TOO
 def test_ledger_appends_in_order_and_keeps_time_non_decreasing(store: Store) -> None:
     with_goal(store)
     seen: list[tuple[int, int | None]] = []
@@ -193,7 +182,6 @@ def test_ledger_appends_in_order_and_keeps_time_non_decreasing(store: Store) -> 
     assert store.ledger_since("g", T0 + timedelta(minutes=21)) == []
 
 
-@LEAN_TOO
 def test_receipts_are_found_however_long_ago(store: Store) -> None:
     with_goal(store)
     store.append_event("g", lambda n, last: event(n, turn="ti-first"))
@@ -208,7 +196,6 @@ def test_receipts_are_found_however_long_ago(store: Store) -> None:
     assert store.void_receipt("g", "ev-2") is None
 
 
-@LEAN_TOO
 def test_a_spend_is_charged_once_per_turn(store: Store) -> None:
     with_goal(store)
     first = spend.spend(store, "g", "a", T0, slots=2, turn_instance_id="ti-1")
@@ -217,7 +204,6 @@ def test_a_spend_is_charged_once_per_turn(store: Store) -> None:
     assert len(store.ledger_all("g")) == 1
 
 
-@LEAN_TOO
 def test_journals(store: Store) -> None:
     with_goal(store)
     assert not store.has_journal("g", KEY)
@@ -235,7 +221,6 @@ def test_journals(store: Store) -> None:
     assert store.read_journal("g", KEY).status == "committed"
 
 
-@LEAN_TOO
 def test_runs_are_indexed_once(store: Store) -> None:
     with_goal(store)
     entry = RunIndexEntry(
@@ -267,7 +252,6 @@ def test_scheduler_state(store: Store) -> None:
     assert store.read_scheduler("g") == state
 
 
-@LEAN_TOO
 def test_the_goal_lock_is_reentrant_in_a_thread_and_exclusive_across_threads(store: Store) -> None:
     with_goal(store)
     order: list[str] = []
@@ -290,7 +274,6 @@ def test_the_goal_lock_is_reentrant_in_a_thread_and_exclusive_across_threads(sto
     assert store.read_goal("g").evidence == ["inside"]
 
 
-@LEAN_TOO
 def test_a_held_lock_times_out_as_lock_timeout(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     with_goal(store)
     monkeypatch.setenv("LOOPX_LOCK_TIMEOUT", "0.2")
@@ -312,7 +295,6 @@ def test_a_held_lock_times_out_as_lock_timeout(store: Store, monkeypatch: pytest
         thread.join(10)
 
 
-@LEAN_TOO
 def test_threads_lose_no_update(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     with_goal(store)
     monkeypatch.setenv("LOOPX_RACE_WINDOW", "0.01")  # every read-modify-write held open
@@ -330,7 +312,6 @@ def test_threads_lose_no_update(store: Store, monkeypatch: pytest.MonkeyPatch) -
     assert len(state.evidence) == 30 and len(set(state.evidence)) == 30
 
 
-@LEAN_TOO
 def test_a_settled_turn_leaves_the_same_records(store: Store) -> None:
     with_goal(store)
     todos.add_todo(store, "g", "Todo", T0)
@@ -354,7 +335,6 @@ def test_both_stores_end_in_the_same_state(tmp_path: Path, pg_cluster: Cluster, 
         database.close()  # type: ignore[attr-defined]
 
 
-@LEAN_TOO
 def test_history_and_run_records_read_back(store: Store) -> None:
     with_goal(store)
     todos.add_todo(store, "g", "One", T0)

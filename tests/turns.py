@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from loopx_core.models.journal import TurnJournal
+from loopx_core.models.records import TurnJournal
 from loopx_core.ops import goals, todos
 from loopx_core.settlement.steps import TurnContext
 from loopx_core.settlement.turns import begin_turn

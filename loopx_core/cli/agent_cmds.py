@@ -11,7 +11,7 @@ from loopx_core.cli.formats import Format
 from loopx_core.cli.output import Table, emit, reporting
 from loopx_core.clock import now
 
-app = typer.Typer(help="Agents: register, list, show, remove.", no_args_is_help=True)
+app = typer.Typer(add_completion=False, help="Agents: register, list, show, remove.", no_args_is_help=True)
 
 
 @app.command("register")

@@ -70,12 +70,12 @@ SHOULD_RUN = Fast(
     ("goal_id", "agent_id"),
     "loopx_core.cli.should_run:run_should_run",
 )
-HOOK = Fast(("hook",), (HOOK_GOAL, HOOK_AGENT), (), "loopx_core.cli.hook_cmds:run_hook", argument="name")
+HOOK = Fast(("hook",), (HOOK_GOAL, HOOK_AGENT), (), "loopx_core.cli.hooks:run_hook", argument="name")
 HEARTBEAT_PROMPT = Fast(
     ("heartbeat-prompt",),
     (GOAL, AGENT, HEARTBEAT_SURFACE, LOOPX_COMMAND),
     ("goal_id", "agent_id"),
-    "loopx_core.cli.hook_cmds:run_heartbeat_prompt",
+    "loopx_core.cli.hooks:run_heartbeat_prompt",
 )
 FAST = (SHOULD_RUN, HOOK, HEARTBEAT_PROMPT)
 """Every command the fast entry may run."""

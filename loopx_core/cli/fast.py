@@ -17,6 +17,8 @@ from loopx_core.cli.declare import FAST, ROOT, Fast
 
 COMPLETION_VAR = "_LOOPX_COMPLETE"
 """Set when a shell asks for completions: typer answers those."""
+OFF_VAR = "LOOPX_NO_FAST_PATH"
+"""Set (to anything): every command line goes to typer (to compare both, or to debug)."""
 
 
 class _NotOurs(Exception):
@@ -48,7 +50,7 @@ def _parser(fast: Fast | None) -> _Parser:
             dest=opt.dest,
             action="append" if opt.many else "store",
             choices=opt.choices or None,
-            default=opt.default,
+            default=[] if opt.many else opt.default,
             required=opt.dest in fast.required,
         )
     if fast.argument is not None:
@@ -58,8 +60,10 @@ def _parser(fast: Fast | None) -> _Parser:
 
 def parse(argv: list[str]) -> tuple[Fast, dict[str, Any]] | None:
     """The fast command `argv` names and its values (`root` among them), or None for typer."""
-    if os.environ.get(COMPLETION_VAR):
+    if os.environ.get(COMPLETION_VAR) or os.environ.get(OFF_VAR):
         return None
+    if any(word[:1] == "-" and word[1:2] not in ("-", "") and word[2:3] == "=" for word in argv):
+        return None  # `-a=x`: argparse reads `x`, click (typer) reads `=x`; typer's reading stands
     try:
         group = _parser(None).parse_args(argv)
         words: list[str] = group.words

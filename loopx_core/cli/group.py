@@ -3,6 +3,7 @@ unexpected exceptions as LoopX reports them."""
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import sys
 from collections.abc import Sequence
@@ -24,7 +25,8 @@ class Entry(NamedTuple):
     """A command of the root group: where it lives, its section of the help, what it is for."""
 
     target: str
-    """`module:attribute` under `loopx_core.cli`: a typer app (a group) or a command function."""
+    """`module:attribute` under `loopx_core.cli`: a typer app (made with `add_completion=False`:
+    completion is the root's) or a command function."""
     section: str
     summary: str
 
@@ -52,14 +54,25 @@ class LoopxGroup(TyperGroup):
             return None
         module, _, attribute = entry.target.partition(":")
         found = getattr(importlib.import_module(f"loopx_core.cli.{module}"), attribute)
-        if not isinstance(found, typer.Typer):
-            single = typer.Typer()
+        if not isinstance(found, typer.Typer):  # a command function: a typer app of its own
+            single = typer.Typer(add_completion=False)
             single.command(cmd_name)(found)
             found = single
         command = typer.main.get_command(found)
         command.name = cmd_name
         command.short_help = entry.summary
+        _plain_help(command)
         return command
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        """The command `args` names; a mistyped one suggests the closest (`Did you mean 'status'?`)."""
+        try:
+            return super().resolve_command(ctx, args)
+        except Exception as error:
+            close = difflib.get_close_matches(args[0], list(self.lazy), n=1, cutoff=0.6) if args else []
+            if close and _is_usage_error(error):
+                error.message = f"{error.message.rstrip('.')}. Did you mean {close[0]!r}?"  # type: ignore[attr-defined]
+            raise
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         """The commands by section, each with what it is for (no command module imported)."""
@@ -94,6 +107,13 @@ class LoopxGroup(TyperGroup):
                 _exit_usage(error, words)
             raise SystemExit(report_internal(error, requested_format(words, None))) from None
         raise SystemExit(result if isinstance(result, int) else 0)
+
+
+def _plain_help(command: Any) -> None:
+    """Help as the root prints it (plain text, no rich markup), for `command` and its subcommands."""
+    command.rich_markup_mode = None
+    for sub in getattr(command, "commands", {}).values():
+        _plain_help(sub)
 
 
 def _is_usage_error(error: Exception) -> bool:

@@ -16,7 +16,7 @@ from loopx_core.cli.formats import Format
 from loopx_core.cli.output import Block, Table, emit, reporting, steps
 from loopx_core.errors import ExitCode, UsageError
 
-app = typer.Typer(
+app = typer.Typer(add_completion=False, 
     help="Host plugins: list the hosts LoopX can install into, or scaffold a new one.", no_args_is_help=True
 )
 

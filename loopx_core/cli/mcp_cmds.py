@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-app = typer.Typer(help="The LoopX MCP server.", no_args_is_help=True)
+app = typer.Typer(add_completion=False, help="The LoopX MCP server.", no_args_is_help=True)
 
 
 @app.callback()

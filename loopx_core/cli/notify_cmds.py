@@ -21,7 +21,7 @@ from loopx_core.notices import config, outbox
 from loopx_core.models.records import SinkConfig
 from loopx_core.notices.sinks import redact
 
-app = typer.Typer(help="Owner notices: where they go, and sending them now.", no_args_is_help=True)
+app = typer.Typer(add_completion=False, help="Owner notices: where they go, and sending them now.", no_args_is_help=True)
 
 
 def _root(ctx: typer.Context) -> Path:

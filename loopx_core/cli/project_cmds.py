@@ -12,7 +12,7 @@ from loopx_core.cli.formats import Format
 from loopx_core.cli.output import Table, emit, reporting
 from loopx_core.clock import now
 
-app = typer.Typer()
+app = typer.Typer(add_completion=False)
 
 
 @app.command("init")

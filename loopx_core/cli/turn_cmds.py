@@ -18,7 +18,7 @@ from loopx_core.cli.output import emit, progress, reporting
 from loopx_core.cli.settle import emit_result
 from loopx_core.clock import now
 
-app = typer.Typer(
+app = typer.Typer(add_completion=False, 
     help="Governed turns: begin, writeback, spend, closeout, run-once, cancel, inspect the journal.",
     no_args_is_help=True,
 )
@@ -205,7 +205,7 @@ def inspect_journal(
     """
     from loopx_core.ids import check_id
     from loopx_core.kernel.inspection import inspect, inspection_markdown
-    from loopx_core.models.records import check_turn_key
+    from loopx_core.models.identity import check_turn_key
 
     with reporting(fmt):
         check_id("goal", goal_id)
@@ -327,3 +327,8 @@ def closeout(
     settle.run_closeout(
         root_of(ctx), goal_id, agent_id, turn_key, todo_id=todo_id, evidence=evidence, fmt=fmt
     )
+
+
+writeback_alias = typer.Typer(add_completion=False)
+"""`loopx writeback`: the older spelling of `turn writeback`, with its own help."""
+writeback_alias.command("writeback", help=alias_help("writeback"))(writeback)

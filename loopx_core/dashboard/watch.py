@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from loopx_core.errors import LoopxError
+from loopx_core.models import codec
 from loopx_core.store.base import Store
 from loopx_core.store.files import STATE_DIR, FileStore
 

@@ -18,7 +18,7 @@ from loopx_core.errors import LoopxError, NotFoundError, SchemaUnsupportedError,
 from loopx_core.models.records import GoalState, Registry
 from loopx_core.models.records import TurnJournal
 from loopx_core.settlement.turns import cancel_turn
-from loopx_core.store.atomic import MAX_APPENDED_BYTES, NotAFileError, open_stored, read_bytes, read_record
+from loopx_core.store.atomic import MAX_APPENDED_BYTES, NotAFileError, open_stored, read_record
 from loopx_core.store.base import Store
 from loopx_core.store.files import FileStore
 

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import pluggy
 
@@ -38,8 +37,7 @@ BUILTIN_EVENTS = {"claude-session-start": "claude-code", "claude-stop": "claude-
 """The `loopx hook` events of the built-in hosts, and the plugin that answers each."""
 
 
-@dataclass(frozen=True)
-class Registered:
+class Registered(NamedTuple):
     """A host and where it came from: the plugin, its distribution and version, the entry point."""
 
     host: Host

@@ -165,7 +165,7 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         """The allowlisted, read-only inspection of a turn journal."""
         from loopx_core.ids import check_id
         from loopx_core.kernel.inspection import inspect
-        from loopx_core.models.records import check_turn_key
+        from loopx_core.models.identity import check_turn_key
 
         check_id("goal", goal_id)
         check_id("agent", agent_id)

@@ -54,9 +54,10 @@ def unsupported(what: str, where: str, version: object) -> SchemaUnsupportedErro
 
 
 def parse_json(data: bytes | str, *, what: str, where: str) -> Any:
-    """`data` as JSON, or the `StateInvalidError` that says it is not."""
+    """`data` as JSON, or the `StateInvalidError` that says it is not. `NaN` and `Infinity` are read
+    as numbers here, so the record's kind refuses them naming the field they stand in."""
     try:
-        return loads(data)
+        return json.loads(data)
     except RecursionError:
         raise StateInvalidError(f"{what} at {where} is nested too deeply to be a LoopX file", path=where) from None
     except ValueError as bad:  # json's errors, and bytes that are not UTF-8

@@ -87,10 +87,9 @@ class TurnJournal:
         return [p.phase for p in self.phases]
 
     def record(self: Any, name: str, at: datetime, receipt: dict[str, Any]) -> None:
-        """Append a completed phase (callers keep the order; inspection verifies it)."""
-        from loopx_core.models.records import PhaseRecord
-
-        self.phases.append(PhaseRecord(phase=name, at=at, receipt=receipt))
+        """Append a completed phase (callers keep the order; inspection verifies it), checked as the
+        journal's `phases` field reads one."""
+        self.phases += self.FIELDS["phases"].kind.load([{"phase": name, "at": at, "receipt": receipt}])
         self.updated_at = at
 
 

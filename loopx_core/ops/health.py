@@ -13,9 +13,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from loopx_core.clock import iso
 from datetime import UTC, datetime
@@ -128,8 +127,7 @@ def last_beat(root: Path, agent_id: str) -> datetime | None:
 # -- liveness ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Liveness:
+class Liveness(NamedTuple):
     """One agent's liveness: its cadence, when it was last seen and by what, and the verdict."""
 
     agent_id: str

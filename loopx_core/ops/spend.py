@@ -11,11 +11,11 @@ from loopx_core.ops.require import require_agent, require_goal
 from loopx_core.quota import charge_slots, compute_usage, lookback
 
 from typing import TYPE_CHECKING
+from loopx_core.models.records import LedgerEvent
 if TYPE_CHECKING:
     from typing import Any
 
     from datetime import datetime
-    from loopx_core.models.records import LedgerEvent
     from loopx_core.store.base import Store
 
 

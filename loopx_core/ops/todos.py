@@ -11,11 +11,12 @@ from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, lease_todo
 from loopx_core.ops.require import require_goal, require_worker
 
 from typing import TYPE_CHECKING
+from loopx_core.models.records import Todo
 if TYPE_CHECKING:
     from typing import Literal
 
     from datetime import datetime
-    from loopx_core.models.records import GoalState, Todo
+    from loopx_core.models.records import GoalState
     from loopx_core.store.base import Store
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from loopx_core.clock import iso
+from loopx_core.models.records import RunIndexEntry
 
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:

@@ -412,7 +412,7 @@ def terminal_closeout(ctx: TurnContext) -> Step:
         objective, done_at = store.update_registry(finish)
         from loopx_core.notices.presence import has_sinks
 
-        if has_sinks(store.root_text):  # the notice modules (and their models) only when a sink may want it
+        if has_sinks(store.root):  # the notice modules only when a sink may want them
             from loopx_core.notices import events
             from loopx_core.notices.emit import queue_notice
 

@@ -19,11 +19,11 @@ from loopx_core.settlement.runlog import run_id_for
 from loopx_core.settlement.steps import STEP_BUILDERS, TurnContext, guard, journal_host_phases, run_validation
 
 from typing import TYPE_CHECKING
+from loopx_core.models.records import TurnJournal
 if TYPE_CHECKING:
     from typing import Any
 
     from datetime import datetime
-    from loopx_core.models.records import TurnJournal
     from loopx_core.store.base import Store
 
 

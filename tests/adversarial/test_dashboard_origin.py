@@ -73,7 +73,7 @@ def site(tmp_path: Path) -> Iterator[tuple[Any, FileStore]]:
 
 
 def snapshot(store: FileStore) -> object:
-    return store.read_goal("infra").model_dump(), store.read_registry().model_dump()
+    return store.read_goal("infra").dump(), store.read_registry().dump()
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -115,7 +115,7 @@ def test_without_the_token_nothing_moves(
     site: tuple[Served, FileStore], action: str, fields: dict[str, str]
 ) -> None:
     served, store = site
-    before = [store.read_goal(g).model_dump() for g in ("parser", "docs")], store.read_registry().model_dump()
+    before = [store.read_goal(g).dump() for g in ("parser", "docs")], store.read_registry().dump()
     reply = request(
         served,
         "POST",
@@ -126,8 +126,8 @@ def test_without_the_token_nothing_moves(
     )
     assert reply.status == 403
     assert (
-        [store.read_goal(g).model_dump() for g in ("parser", "docs")],
-        store.read_registry().model_dump(),
+        [store.read_goal(g).dump() for g in ("parser", "docs")],
+        store.read_registry().dump(),
     ) == before
 
 

@@ -3,7 +3,7 @@
 Observed (H4, session 11): `loopx hook NAME` wrote a plugin's `HookAnswer.stderr` and the text
 of a plugin's refusal (a ValueError) raw on its `loopx: hook NAME: ...` line, only whitespace
 folded: an ESC reached the terminal, which obeyed it, and a lone surrogate could not be
-written at all. Fixed in cli/hook_cmds.py `one_line`: whitespace runs fold to one space and every
+written at all. Fixed in cli/hooks.py `one_line`: whitespace runs fold to one space and every
 other control character is shown as its escape (`escapes.visible`, as the other error lines).
 
 Proved with generated text holding every control class: `one_line` directly (many examples),
@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loopx_core.cli.hook_cmds import one_line
+from loopx_core.cli.hooks import one_line
 from loopx_core.escapes import visible
 from tests.builders import distribution
 from tests.conftest import Cli

@@ -1,24 +1,21 @@
-"""Class: the edges of what `loopx hook` reads and where it looks for programs.
+"""Class: the edges of what `loopx hook` reads.
 
 The host's event arrives on stdin, read up to `MAX_INPUT_BYTES`: exactly that many bytes are
 read (blank: the empty event), one more is one clear line and exit 1 (never 2, which hosts
 read as "block"), and nothing is written. A stdin without a byte buffer (an embedding
-program's `io.StringIO`) gives the same answer as the bytes. `which`, the hook's
-`shutil.which` without shutil, answers as `shutil.which` also when PATH is unset (the
-system's default search path) or empty.
+program's `io.StringIO`) gives the same answer as the bytes.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
-from loopx_core.cli.hook_cmds import MAX_INPUT_BYTES, run_hook, which
+from loopx_core.cli.hooks import MAX_INPUT_BYTES, run_hook
 from tests.conftest import Cli, Project
 from tests.scenarios import SCENARIOS
 
@@ -72,17 +69,9 @@ def test_a_text_stdin_answers_as_the_bytes_do(
     monkeypatch.setenv("LOOPX_NOW", cli.now)
     monkeypatch.setattr(sys, "stdin", io.StringIO(event()))
     capsys.readouterr()
-    code = run_hook("claude-stop", "g", "builder", str(running.root))
+    code = run_hook(root=str(running.root), name="claude-stop", goal_id="g", agent_id="builder")
     out, err = capsys.readouterr()
     assert (code, out, err) == (through_bytes.exit_code, through_bytes.stdout, through_bytes.stderr)
     monkeypatch.setattr(sys, "stdin", io.StringIO("[1]"))
-    assert run_hook("claude-stop", "g", "builder", str(running.root)) == 1
+    assert run_hook(root=str(running.root), name="claude-stop", goal_id="g", agent_id="builder") == 1
     assert capsys.readouterr().err == "loopx: hook claude-stop: the hook input must be a JSON object\n"
-
-
-@pytest.mark.parametrize("name", ["sh", "ls", "env", "python3", "no-such-program-here", "."])
-def test_which_with_path_unset_or_empty_is_shutils(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    monkeypatch.delenv("PATH", raising=False)
-    assert which(name) == shutil.which(name)
-    monkeypatch.setenv("PATH", "")
-    assert which(name) is None and shutil.which(name) is None

@@ -22,8 +22,9 @@ from hypothesis import strategies as st
 from loopx_core.cli.output import dumps
 from loopx_core.errors import LoopxError, UsageError
 from loopx_core.ids import is_valid_id
-from loopx_core.models import domain
-from loopx_core.models.domain import check
+from loopx_core.models.constants import MAX_MINUTES
+from loopx_core.models.domain import check, describe
+from loopx_core.schema import domain
 from loopx_core.ops import gates, goals, spend, todos
 from tests.conftest import T0, Cli, CliResult, Project, run_loopx
 
@@ -161,7 +162,7 @@ def test_ids_match_in_full(demo: Cli, project: Project, args: list[str], bad: st
 @given(st.text(max_size=70))
 @settings(max_examples=300, deadline=None)
 def test_id_check_is_one_full_match(value: str) -> None:
-    """The Python check and the pydantic type agree on every string; both match in full."""
+    """The Python check, the record kind and the pydantic type agree on every string; all match in full."""
     from pydantic import TypeAdapter, ValidationError
 
     try:
@@ -169,7 +170,12 @@ def test_id_check_is_one_full_match(value: str) -> None:
         model_ok = True
     except ValidationError:
         model_ok = False
-    assert model_ok == is_valid_id(value)
+    try:
+        check("--goal-id", "Id", value)
+        kind_ok = True
+    except UsageError:
+        kind_ok = False
+    assert model_ok == is_valid_id(value) == kind_ok
     if value.endswith("\n"):
         assert not model_ok
 
@@ -218,7 +224,7 @@ def test_focus_until_out_of_range(demo: Cli, project: Project, value: str) -> No
 def test_longest_wait_from_the_latest_now_stays_readable(demo: Cli, project: Project) -> None:
     late = "2999-12-31T00:00:00Z"
     result = demo(
-        "focus", "wait", "-g", "demo", "--reason", "ci", "--for-minutes", str(domain.MAX_MINUTES), now=late
+        "focus", "wait", "-g", "demo", "--reason", "ci", "--for-minutes", str(MAX_MINUTES), now=late
     )
     assert result.exit_code == 0, result.stderr
     assert demo("goal", "show", "-g", "demo", now=late).exit_code == 0
@@ -362,6 +368,6 @@ def test_domain_table_is_in_the_cli_reference() -> None:
     text = (REPO / "docs/cli.md").read_text()
     assert "## Input domain" in text
     for option, kind, _ in domain.DOMAIN:
-        assert domain.describe(kind) in text
+        assert describe(kind) in text
         for name in option.split(", "):
             assert f"`{name}`" in text

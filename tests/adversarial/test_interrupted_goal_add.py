@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loopx_core.faults import FAULT_EXIT_CODE
-from loopx_core.models import SCHEMA_VERSION, GoalState, Todo
+from loopx_core.models.constants import SCHEMA_VERSION
+from loopx_core.models.records import GoalState, Todo
 from loopx_core.store.files import FileStore
 from tests.builders import tree
 from tests.conftest import T0, Cli, Project, run_loopx
@@ -70,7 +71,7 @@ def test_only_the_untouched_state_is_adopted(tmp_path_factory, orphan: GoalState
     store.create_goal(orphan)
     before = tree(root)
     result = run_loopx("goal", "add", "-g", "g", "-o", "Ship it", root=root)
-    if orphan.model_dump() == GoalState(schema_version=SCHEMA_VERSION, goal_id="g").model_dump():
+    if orphan.dump() == GoalState(schema_version=SCHEMA_VERSION, goal_id="g").dump():
         assert result.exit_code == 0, result.stderr
         assert "g" in store.read_registry().goals
     else:

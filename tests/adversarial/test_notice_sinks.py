@@ -100,7 +100,7 @@ def test_a_raising_sink_fails_one_attempt_and_never_shows_its_url(
     assert record is not None
     failed = record.deliveries["s1"]
     assert failed.status == "pending" and failed.attempts == 1 and failed.last_error
-    text = json.dumps(record.model_dump(mode="json")) + json.dumps(report.to_json())
+    text = json.dumps(record.dump()) + json.dumps(report.to_json())
     assert "S3cretpass" not in text and "T0KEN" not in text
     assert len((project.root / "ok.jsonl").read_text().splitlines()) == 1
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loopx_core.models.runs import RunIndexEntry
+from loopx_core.models.records import RunIndexEntry
 from loopx_core.ops import spend
 from loopx_core.store import receipts
 from loopx_core.store.files import FileStore

@@ -30,8 +30,6 @@ from loopx_core.errors import EXIT_CODES, ExitCode, StateInvalidError
 from loopx_core.store import files_bulk, ledger, receipts
 from loopx_core.store.atomic import NotAFileError, read_bytes
 from loopx_core.store.files import FileStore
-from loopx_core.store.lean import LeanFileStore
-from loopx_core.store.lean_store import LeanSettleStore
 from tests.builders import lived_in_project
 from tests.conftest import T0, run_loopx
 from tests.non_files import KINDS, replace_with, tree_of_kinds
@@ -131,31 +129,25 @@ def alarm(seconds: int = 10) -> Iterator[None]:
 
 
 def _readers(root: Path, key: str) -> dict[str, list[Callable[[], Any]]]:
-    """In-process, every reader of each file: the pydantic store, the lean reads, the settlement store."""
-    files, lean, settle = FileStore(root), LeanFileStore(FileStore(root)), LeanSettleStore(str(root))
-
-    def receipt(store: FileStore) -> Callable[[], Any]:
-        return lambda: store.spend_receipt("g", "x")
-
+    """In-process, every reader of each file."""
+    files = FileStore(root)
     return {
-        "registry": [files.read_registry, lean.read_registry, settle.read_registry],
-        "state": [lambda s=s: s.read_goal("g") for s in (files, lean, settle)],
+        "registry": [files.read_registry],
+        "state": [lambda: files.read_goal("g")],
         "ledger": [
             lambda: files.ledger_all("g"),
-            lambda: lean.ledger_since("g", T0),
-            lambda: settle.ledger_since("g", T0),
+            lambda: files.ledger_since("g", T0),
             lambda: ledger.last_event(files.ledger_path("g")),
-            receipt(files),
-            receipt(settle),
+            lambda: files.spend_receipt("g", "x"),
         ],
         "history": [
             lambda: files.read_history("g"),
-            lambda: lean.read_history("g", last=5),
-            lambda: settle.run_indexed("g", "r"),
+            lambda: files.read_history("g", last=5),
+            lambda: files.run_indexed("g", "r"),
         ],
-        "receipts": [receipt(files), receipt(settle)],
-        "journal": [lambda s=s: s.read_journal("g", key) for s in (files, lean, settle)],
-        "scheduler": [lambda s=s: s.read_scheduler("g") for s in (files, lean, settle)],
+        "receipts": [lambda: files.spend_receipt("g", "x")],
+        "journal": [lambda: files.read_journal("g", key)],
+        "scheduler": [lambda: files.read_scheduler("g")],
     }
 
 
@@ -192,7 +184,7 @@ def test_a_run_record_or_a_kept_previous_version_that_is_not_a_file(
         store.read_run("g", run.stem)
     replace_with(root / ".loopx/goals/g/state.json.prev", kind)
     from loopx_core.doctor.quarantine import previous
-    from loopx_core.models import GoalState
+    from loopx_core.models.records import GoalState
 
     with alarm():
         assert previous(store.goal_path("g"), GoalState) is None
