@@ -26,8 +26,15 @@ from pathlib import Path
 from loopx_core.clock import iso
 from loopx_core.dashboard.security import Guard
 from loopx_core.kernel.algebra import StepKind
-from loopx_core.models.records import GoalEntry, GoalState, LedgerEvent, QuotaPolicy, Registry, Todo
-from loopx_core.models.records import AgentEntry
+from loopx_core.models.records import (
+    AgentEntry,
+    GoalEntry,
+    GoalState,
+    LedgerEvent,
+    QuotaPolicy,
+    Registry,
+    Todo,
+)
 from loopx_core.ops import todos
 from loopx_core.settlement.steps import TurnContext
 from loopx_core.settlement.turns import begin_turn, settle_steps

@@ -11,8 +11,7 @@ from pathlib import Path
 
 from loopx_core.models import codec
 from loopx_core.models.constants import SCHEMA_VERSION
-from loopx_core.models.records import GoalEntry, GoalState, Registry, Todo
-from loopx_core.models.records import AgentEntry
+from loopx_core.models.records import AgentEntry, GoalEntry, GoalState, Registry, Todo
 from loopx_core.store.files import FileStore
 
 

@@ -2,17 +2,7 @@
 
 from __future__ import annotations
 
-_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-")
-"""What `shlex.quote` leaves unquoted (its `[^\\w@%+=:,./-]` search, ASCII)."""
-
-
-def quote(word: str) -> str:
-    """`shlex.quote(word)`, without importing shlex on every tick (tests/adversarial/test_command_quoting.py)."""
-    if not word:
-        return "''"
-    if _SAFE.issuperset(word):
-        return word
-    return "'" + word.replace("'", "'\"'\"'") + "'"
+import shlex
 
 
 def command(*parts: str | None, **options: str | int | float | None) -> str:
@@ -21,7 +11,7 @@ def command(*parts: str | None, **options: str | int | float | None) -> str:
     for name, value in options.items():
         if value is not None:
             words += [f"--{name.replace('_', '-')}", str(value)]
-    return " ".join(quote(word) for word in words)  # shlex.join
+    return shlex.join(words)
 
 
 def begin_turn(goal_id: str, agent_id: str, todo_id: str | None, instance: str) -> str:

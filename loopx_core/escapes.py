@@ -8,38 +8,30 @@ passes it through `visible`, the way `repr` writes a control character.
 from __future__ import annotations
 
 import re
+import unicodedata
 
-from typing import TYPE_CHECKING
-import re
-if TYPE_CHECKING:
-    pass
-
-_FORMAT = (
-    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200c\u200e-\u200f"
-    "\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
-    "\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
-)
-"""Unicode's format characters and line/paragraph separators (categories Cf, Zl, Zp, as of
-Unicode 14, Python 3.11's; tests/adversarial/test_terminal_escapes.py checks the running
-Python's table): zero-width spaces and joiners, direction marks and the bidi embeddings,
-overrides and isolates that reorder a line, a soft hyphen, tag characters. The zero-width
-joiner (U+200D) stays: emoji sequences are built with it, and it moves nothing."""
-_INVISIBLE = "[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff" + _FORMAT + "]"
-"""What a terminal obeys rather than shows, or what hides or reorders text: C0 controls but a
-newline, DEL, C1 controls (`\\x9b` is a CSI on its own), lone surrogates (a byte that was not
-UTF-8) and the format characters. Compiled on first use (`frozen_re`: no `import re`)."""
-_INVISIBLE_OR_NEWLINE = "[\x00-\x1f\x7f-\x9f\ud800-\udfff" + _FORMAT + "]"
-
-
+_CONTROLS = re.compile("[\x00-\x09\x0b-\x1f\x7f]")
+"""The ASCII controls but a newline: all a terminal may obey in ASCII text."""
+_HIDDEN_CATEGORIES = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+"""Controls (C0 and C1: `\x9b` is a CSI on its own), the format characters (zero-width spaces,
+direction marks and the bidi embeddings, overrides and isolates that reorder a line, a soft
+hyphen, tag characters), lone surrogates (a byte that was not UTF-8) and the line and paragraph
+separators, as the running Python's Unicode database classes them."""
+ZERO_WIDTH_JOINER = "\u200d"
+"""Kept: emoji sequences are built with it, and it moves nothing."""
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
-def _escape(match: re.Match[str]) -> str:
-    char = match.group()
+def _escape(char: str) -> str:
     code = ord(char)
     if code < 0x100:
         return _NAMED.get(char) or f"\\x{code:02x}"
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def hidden(char: str) -> bool:
+    """True for a character a terminal would obey, or that hides or reorders text."""
+    return char != ZERO_WIDTH_JOINER and unicodedata.category(char) in _HIDDEN_CATEGORIES
 
 
 def visible(text: str, *, newlines: bool = True) -> str:
@@ -48,24 +40,27 @@ def visible(text: str, *, newlines: bool = True) -> str:
     A newline stays one where the layout allows it (`newlines`), else it is shown as `\\n` too.
     Ordinary text (printable characters, tabs aside) comes back unchanged.
     """
-    return re.compile(_INVISIBLE if newlines else _INVISIBLE_OR_NEWLINE).sub(_escape, text)
-
-
-_UNSEEN_IN_JSON = "[\x7f-\x9f" + _FORMAT + "]"
-"""What `json.dumps(..., ensure_ascii=False)` writes raw and a terminal obeys or hides (json
-escapes the C0 controls itself): DEL, the C1 controls, the format characters and separators."""
+    if text.isascii():
+        shown = _CONTROLS.sub(lambda match: _escape(match.group()), text)
+        return shown if newlines else shown.replace("\n", "\\n")
+    return "".join(
+        _escape(char) if (char != "\n" or not newlines) and (char == "\n" or hidden(char)) else char
+        for char in text
+    )
 
 
 def json_visible(text: str) -> str:
-    """JSON text with those characters as `\\uXXXX` escapes (surrogate pairs above U+FFFF), as
-    `ensure_ascii` would write them: the same document to a reader, nothing a terminal obeys."""
+    """JSON text with what `json.dumps(..., ensure_ascii=False)` writes raw and a terminal obeys or
+    hides (DEL, the C1 controls, the format characters and separators: json escapes the C0
+    controls itself) as `\\uXXXX` escapes (surrogate pairs above U+FFFF), as `ensure_ascii` would
+    write them: the same document to a reader, nothing a terminal obeys."""
     if text.isascii() and "\x7f" not in text:
         return text
-    return re.compile(_UNSEEN_IN_JSON).sub(_json_escape, text)
+    return "".join(_json_escape(char) if char >= "\x7f" and hidden(char) else char for char in text)
 
 
-def _json_escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
+def _json_escape(char: str) -> str:
+    code = ord(char)
     if code < 0x10000:
         return f"\\u{code:04x}"
     code -= 0x10000

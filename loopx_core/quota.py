@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import math
-
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Literal, NamedTuple
+
 from loopx_core.models.constants import MAX_SLOTS
-from typing import NamedTuple
 
-from typing import TYPE_CHECKING
-if TYPE_CHECKING:  # hints only: the engine reads the lean twins on the hot path, the models elsewhere
-    from typing import Literal
-
+if TYPE_CHECKING:
     from loopx_core.models.records import LedgerEvent, QuotaPolicy
 
-    QuotaState = Literal[
-        "paused", "blocked_health", "operator_gate", "focus_wait", "throttled", "waiting", "eligible"
-    ]
+QuotaState = Literal[
+    "paused", "blocked_health", "operator_gate", "focus_wait", "throttled", "waiting", "eligible"
+]
 
 EVALUATION_ORDER: tuple[QuotaState, ...] = (
     "paused",
@@ -57,8 +54,7 @@ def charge_slots(policy: QuotaPolicy, duration_seconds: float) -> int:
 
 
 class QuotaUsage(NamedTuple):
-    """Allowed and spent slots at one moment, and when enough slots free up (a `Record`: a
-    dataclass would cost should-run the import of `dataclasses`, a NamedTuple that of `typing`)."""
+    """Allowed and spent slots at one moment, and when enough slots free up."""
 
     policy: QuotaPolicy
     now: datetime

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from loopx_core.clock import iso
-from datetime import datetime
 from loopx_core.decide.assess import assess
 from loopx_core.decide.packet import load_inputs
 from loopx_core.errors import StateInvalidError

@@ -148,7 +148,9 @@ class Writer:
             return f"k.Checked({inner}, rules.{rule.__name__})", shown
         pattern = next((m.pattern for m in metadata if isinstance(m, StringConstraints) and m.pattern), None)
         if pattern is None:
-            pattern = next((getattr(m, "pattern", None) for m in metadata if getattr(m, "pattern", None)), None)
+            pattern = next(
+                (getattr(m, "pattern", None) for m in metadata if getattr(m, "pattern", None)), None
+            )
         if base is str and pattern:
             return f"k.Pattern({pattern!r})", "str"
         bounds = _bounds(metadata)
@@ -167,9 +169,7 @@ class Writer:
             hint = Annotated[hint, *info.metadata]
         kind, shown = self.kind(hint)
         if info.default_factory is not None:
-            factory = info.default_factory
-            made = factory.__name__ if factory in (list, dict) else factory.__name__
-            return f"Field({kind}, factory={made})", shown
+            return f"Field({kind}, factory={info.default_factory.__name__})", shown
         if info.default is PydanticUndefined:
             return f"Field({kind})", shown
         return f"Field({kind}, {info.default!r})", shown

@@ -10,15 +10,15 @@ spelled otherwise, a key dropped or added, ...).
 
 from __future__ import annotations
 
-import types
-from datetime import UTC, datetime, timedelta, timezone
 import copy
 import json
+import types
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from annotated_types import Ge, Gt, Le, Lt
 from hypothesis import strategies as st
-from pydantic import AfterValidator, BaseModel, StringConstraints, ValidationError
+from pydantic import BaseModel, StringConstraints, ValidationError
 from pydantic.fields import FieldInfo
 
 from loopx_core.schema.goal import GoalState

@@ -7,8 +7,6 @@ with nothing written; the lease renewal is checked for the expiry it sets.
 
 from __future__ import annotations
 
-from loopx_core.models import codec
-
 from datetime import timedelta
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import pytest
 
 from loopx_core.errors import ConflictError, NotFoundError
 from loopx_core.kernel.algebra import FailureKind, SettlementFailure, SettlementReceipt
+from loopx_core.models import codec
 from loopx_core.models.identity import SettlementIdentity
 from loopx_core.ops import gates, todos
 from loopx_core.ops.lease import hold_lease, lease_todo

@@ -6,8 +6,8 @@ from datetime import timedelta
 
 from loopx_core.decide.scope import lease_lost
 from loopx_core.models.constants import SCHEMA_VERSION
-from loopx_core.models.records import GoalState, Todo
 from loopx_core.models.identity import SettlementIdentity
+from loopx_core.models.records import GoalState, Todo
 from tests.conftest import T0
 
 MINE = SettlementIdentity("g", "builder", "t1", "ti-1")

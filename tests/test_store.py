@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from loopx_core.models import codec
-
 import json
 import os
 from datetime import timedelta
@@ -13,6 +11,7 @@ import pytest
 
 from loopx_core.errors import ConflictError, NotFoundError, StateInvalidError, UsageError
 from loopx_core.ids import check_id, is_valid_id
+from loopx_core.models import codec
 from loopx_core.models.records import LedgerEvent
 from loopx_core.ops import goals, spend, todos
 from loopx_core.store import ledger

@@ -21,10 +21,14 @@ from hypothesis import HealthCheck, given, settings
 
 from loopx_core.errors import ConflictError, LockTimeoutError, NotFoundError, UsageError
 from loopx_core.models.constants import SCHEMA_VERSION
-from loopx_core.models.records import GoalState, LedgerEvent
-from loopx_core.models.records import TurnJournal
-from loopx_core.models.records import RunIndexEntry
-from loopx_core.models.records import SchedulerEntry, SchedulerState
+from loopx_core.models.records import (
+    GoalState,
+    LedgerEvent,
+    RunIndexEntry,
+    SchedulerEntry,
+    SchedulerState,
+    TurnJournal,
+)
 from loopx_core.ops import spend, todos
 from loopx_core.store.base import Store
 from loopx_core.store.files import FileStore

@@ -33,7 +33,9 @@ COMMANDS: dict[str, Entry] = {
     "agent": Entry("agent_cmds:app", "Start", "Agents: register them and their capabilities."),
     "quota": Entry("quota_cmds:app", "Heartbeat", "Ask whether to run (should-run); charge and void slots."),
     "turn": Entry("turn_cmds:app", "Heartbeat", "Settle a turn once: begin, writeback, spend, closeout."),
-    "writeback": Entry("turn_cmds:writeback_alias", "Heartbeat", "Record a turn's result (alias of `turn writeback`)."),
+    "writeback": Entry(
+        "turn_cmds:writeback_alias", "Heartbeat", "Record a turn's result (alias of `turn writeback`)."
+    ),
     "hook": Entry("hook_cmds:hook", "Heartbeat", "Answer a host's event hook (hosts run it)."),
     "heartbeat-prompt": Entry(
         "hook_cmds:heartbeat_prompt", "Heartbeat", "Print the prompt a host's heartbeat runs."
@@ -54,7 +56,6 @@ COMMANDS: dict[str, Entry] = {
     "mcp": Entry("mcp_cmds:app", "Hosts", "The LoopX MCP server (`loopx mcp serve`)."),
     "store": Entry("store_cmds:app", "Team", "Where the state lives; move it between stores."),
 }
-
 
 
 class Loopx(LoopxGroup):

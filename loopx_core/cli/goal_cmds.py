@@ -12,7 +12,11 @@ from loopx_core.cli.output import Block, Table, emit, reporting
 from loopx_core.clock import now
 from loopx_core.ops import goals
 
-app = typer.Typer(add_completion=False, help="Create and steer goals (objective, quota policy, stop/resume).", no_args_is_help=True)
+app = typer.Typer(
+    add_completion=False,
+    help="Create and steer goals (objective, quota policy, stop/resume).",
+    no_args_is_help=True,
+)
 
 Compute = Annotated[
     float | None, typer.Option("--compute", help="Share of the window's slots, 0..1 (0 pauses).")

@@ -15,8 +15,10 @@ from loopx_core.cli.formats import Format
 from loopx_core.cli.output import Block, Table, emit, reporting
 from loopx_core.clock import now
 
-app = typer.Typer(add_completion=False, 
-    help="Health findings (a high one blocks its goal) and agents' liveness.", no_args_is_help=True
+app = typer.Typer(
+    add_completion=False,
+    help="Health findings (a high one blocks its goal) and agents' liveness.",
+    no_args_is_help=True,
 )
 
 Code = Annotated[

@@ -46,7 +46,9 @@ def heartbeat_prompt(
 ) -> None:
     """Print the prompt a host's heartbeat automation runs on every tick."""
     raise SystemExit(
-        run_heartbeat_prompt(root=None, goal_id=goal_id, agent_id=agent_id, surface=surface, loopx_command=loopx_command)
+        run_heartbeat_prompt(
+            root=None, goal_id=goal_id, agent_id=agent_id, surface=surface, loopx_command=loopx_command
+        )
     )
 
 

@@ -127,7 +127,6 @@ def _stdin_bytes() -> bytes:
     return sys.stdin.read(MAX_INPUT_BYTES + 1).encode("utf-8", "surrogatepass")
 
 
-
 def run_heartbeat_prompt(
     *, root: str | None, goal_id: str, agent_id: str, surface: str | None = None, loopx_command: str = "loopx"
 ) -> int:

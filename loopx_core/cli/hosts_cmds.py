@@ -16,8 +16,10 @@ from loopx_core.cli.formats import Format
 from loopx_core.cli.output import Block, Table, emit, reporting, steps
 from loopx_core.errors import ExitCode, UsageError
 
-app = typer.Typer(add_completion=False, 
-    help="Host plugins: list the hosts LoopX can install into, or scaffold a new one.", no_args_is_help=True
+app = typer.Typer(
+    add_completion=False,
+    help="Host plugins: list the hosts LoopX can install into, or scaffold a new one.",
+    no_args_is_help=True,
 )
 
 HERE = Path(".")

@@ -17,11 +17,13 @@ from loopx_core.cli.output import Table, emit, reporting
 from loopx_core.clock import iso, now
 from loopx_core.errors import NotFoundError, RefusedError
 from loopx_core.escapes import clipped
-from loopx_core.notices import config, outbox
 from loopx_core.models.records import SinkConfig
+from loopx_core.notices import config, outbox
 from loopx_core.notices.sinks import redact
 
-app = typer.Typer(add_completion=False, help="Owner notices: where they go, and sending them now.", no_args_is_help=True)
+app = typer.Typer(
+    add_completion=False, help="Owner notices: where they go, and sending them now.", no_args_is_help=True
+)
 
 
 def _root(ctx: typer.Context) -> Path:
@@ -137,9 +139,9 @@ def notify_test(
     """Send a test notice to each sink now and say which took it (exit 7 when one did not)."""
     from loopx_core.doctor.sinkkinds import sink_kinds
     from loopx_core.ids import check_id
+    from loopx_core.models.records import OutboxRecord
     from loopx_core.notices.delivery import send_one
     from loopx_core.notices.events import test_notice
-    from loopx_core.models.records import OutboxRecord
 
     with reporting(fmt):
         root = _root(ctx)

@@ -11,12 +11,14 @@ Whatever reaches a person (human and Markdown output, the error line on stderr) 
 
 from __future__ import annotations
 
-import sys
-
 import json
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from loopx_core.cli import declare
 from loopx_core.errors import LoopxError
 
-from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
     from contextlib import AbstractContextManager
@@ -34,11 +36,9 @@ def shown(text: str, *, newlines: bool = True) -> str:
     return visible(text, newlines=newlines)
 
 
-FORMATS = ("auto", "human", "json", "markdown")
-"""The `--format` values; typer's choices are `cli.formats.Format`, a `StrEnum` of these.
-
-The functions here take either (a `Format` is a str): the commands hosts run every tick pass
-plain strings and never import `enum`, which costs a process about 3 ms at start-up."""
+FORMATS = declare.FORMATS
+"""The `--format` values (typer's choices are `cli.formats.Format`, a `StrEnum` of these); the
+functions here take either (a `Format` is a str)."""
 
 
 def resolve(fmt: str | None) -> str:
@@ -55,39 +55,18 @@ def _stdout_is_terminal() -> bool:
         return False
 
 
-class Table:
+class Table(NamedTuple):
     """Rows under headers: an aligned table for people, a Markdown table on request.
 
     A cell is shown on one line whatever it holds (newlines and runs of spaces become one
     space, a `|` is escaped in Markdown, a control character is `shown` as its escape), so no
     title breaks the table or the terminal; None or "" shows `-`.
-    A plain class, equal by its fields: a dataclass would cost every command its import.
     """
 
-    __slots__ = ("empty", "headers", "rows", "title")
-
-    def __init__(
-        self,
-        headers: Sequence[str],
-        rows: Sequence[Sequence[object]],
-        title: str | None = None,
-        empty: str = "",
-    ) -> None:
-        self.headers, self.rows, self.title, self.empty = headers, rows, title, empty
-
-    def _fields(self) -> tuple[object, ...]:
-        return (self.headers, self.rows, self.title, self.empty)
-
-    def __eq__(self, other: object) -> bool:
-        return self._fields() == other._fields() if type(other) is Table else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._fields())
-
-    def __repr__(self) -> str:
-        return (
-            f"Table(headers={self.headers!r}, rows={self.rows!r}, title={self.title!r}, empty={self.empty!r})"
-        )
+    headers: Sequence[str]
+    rows: Sequence[Sequence[object]]
+    title: str | None = None
+    empty: str = ""
 
     @staticmethod
     def cell(value: object) -> str:

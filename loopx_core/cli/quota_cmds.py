@@ -12,7 +12,11 @@ from loopx_core.cli.formats import Format
 from loopx_core.cli.output import emit, reporting
 from loopx_core.clock import now
 
-app = typer.Typer(add_completion=False, help="Compute quota: ask whether to run, charge turns, void charges.", no_args_is_help=True)
+app = typer.Typer(
+    add_completion=False,
+    help="Compute quota: ask whether to run, charge turns, void charges.",
+    no_args_is_help=True,
+)
 
 
 @app.command("should-run")

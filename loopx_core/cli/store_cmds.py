@@ -20,8 +20,10 @@ from loopx_core.store.base import Store
 from loopx_core.store.files import FileStore
 from loopx_core.store.roots import STATE_DIR, find_root
 
-app = typer.Typer(add_completion=False, 
-    help="Where the project's state lives: files, or a PostgreSQL team store.", no_args_is_help=True
+app = typer.Typer(
+    add_completion=False,
+    help="Where the project's state lives: files, or a PostgreSQL team store.",
+    no_args_is_help=True,
 )
 
 

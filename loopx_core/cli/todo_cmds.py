@@ -12,7 +12,11 @@ from loopx_core.cli.output import Table, emit, reporting
 from loopx_core.clock import iso, now
 from loopx_core.ops import todos
 
-app = typer.Typer(add_completion=False, help="Todos and their leases (claim, release, complete, block).", no_args_is_help=True)
+app = typer.Typer(
+    add_completion=False,
+    help="Todos and their leases (claim, release, complete, block).",
+    no_args_is_help=True,
+)
 
 Kind = Literal["agent", "user"]
 STATUSES = ("open", "claimed", "done", "blocked", "deferred")

@@ -18,7 +18,8 @@ from loopx_core.cli.output import emit, progress, reporting
 from loopx_core.cli.settle import emit_result
 from loopx_core.clock import now
 
-app = typer.Typer(add_completion=False, 
+app = typer.Typer(
+    add_completion=False,
     help="Governed turns: begin, writeback, spend, closeout, run-once, cancel, inspect the journal.",
     no_args_is_help=True,
 )

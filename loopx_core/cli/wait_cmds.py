@@ -12,12 +12,15 @@ from loopx_core.cli.output import emit, reporting
 from loopx_core.clock import iso, now, parse_time
 from loopx_core.ops import gates
 
-gate_app = typer.Typer(add_completion=False, 
+gate_app = typer.Typer(
+    add_completion=False,
     help="Operator gates: stop an agent (or all) until the owner resolves them.",
     no_args_is_help=True,
 )
-focus_app = typer.Typer(add_completion=False, 
-    help="Focus waits: pause work while waiting on external evidence.", no_args_is_help=True
+focus_app = typer.Typer(
+    add_completion=False,
+    help="Focus waits: pause work while waiting on external evidence.",
+    no_args_is_help=True,
 )
 
 GateId = Annotated[str, typer.Option("--gate-id", help="Gate id.", show_default=False)]

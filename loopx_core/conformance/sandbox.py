@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,6 @@ import pluggy
 import pytest
 
 from loopx_core.clock import iso
-from datetime import UTC, datetime, timedelta
 from loopx_core.errors import LoopxError
 from loopx_core.hosts import FacadeFile, Host
 from loopx_core.hosts.manager import declared_bases

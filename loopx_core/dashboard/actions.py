@@ -15,8 +15,8 @@ A missing or malformed field is a `UsageError` (the page answers 400 with its me
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-
 from datetime import datetime
+
 from loopx_core.errors import UsageError
 from loopx_core.ids import check_id
 from loopx_core.ops import gates, goals, health, todos

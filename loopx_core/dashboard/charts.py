@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from loopx_core.clock import iso
-from datetime import datetime, timedelta
 from loopx_core.quota import QuotaUsage
 
 WIDTH = 720

@@ -9,11 +9,11 @@ recomputes a rule the CLI applies, so the two cannot disagree.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, cast
 
 from loopx_core.clock import iso
 from loopx_core.dashboard.charts import QuotaChart, quota_chart
-from datetime import datetime
 from loopx_core.decide.assess import assess
 from loopx_core.decide.packet import load_inputs
 from loopx_core.decide.scope import lease_live, ordered, scope_refusal

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from loopx_core.clock import iso
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, NamedTuple
+
+from loopx_core.clock import iso
 from loopx_core.decide import scope
-from typing import NamedTuple
 from loopx_core.quota import EVALUATION_ORDER
 
-from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, Literal

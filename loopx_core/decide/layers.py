@@ -7,16 +7,15 @@ field; a short-circuit is kept by every later layer. There is no catch-all handl
 
 from __future__ import annotations
 
-import math
-
 import json
-from loopx_core import commands
+import math
 from datetime import datetime
+from typing import TYPE_CHECKING, NamedTuple
+
+from loopx_core import commands
 from loopx_core.decide.scope import lease_lost, scope_refusal
 from loopx_core.models.identity import SettlementIdentity, replan_obligation_id, sha256_hex, turn_instance_id
-from typing import NamedTuple
 
-from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, Literal

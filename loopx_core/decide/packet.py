@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from loopx_core.clock import iso
 from loopx_core.decide.assess import Inputs, assess
 from loopx_core.decide.layers import run_layers
@@ -11,12 +13,11 @@ from loopx_core.kernel.plan import build_plan
 from loopx_core.models.identity import SettlementIdentity
 from loopx_core.quota import compute_usage, lookback
 
-from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from datetime import datetime
     from typing import Any
 
-    from datetime import datetime
     from loopx_core.decide.assess import Assessment
     from loopx_core.decide.layers import Decision
     from loopx_core.models.records import Registry

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from loopx_core.models.identity import SettlementIdentity
 
-from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from datetime import datetime
+
     from loopx_core.models.records import GoalState, Todo
 
 

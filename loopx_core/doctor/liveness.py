@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from loopx_core.clock import iso
 from datetime import datetime
+
+from loopx_core.clock import iso
 from loopx_core.doctor.findings import Finding
 from loopx_core.notices import events
 from loopx_core.notices.emit import queue_notice

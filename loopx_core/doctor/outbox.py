@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
-from datetime import datetime
 from loopx_core.doctor.findings import Finding
 from loopx_core.doctor.quarantine import quarantine
 from loopx_core.errors import StateInvalidError
-from loopx_core.notices import config, outbox
 from loopx_core.models.records import Delivery
+from loopx_core.notices import config, outbox
 
 
 def check_notices(root: Path, now: datetime) -> list[Finding]:

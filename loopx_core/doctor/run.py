@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from datetime import datetime
 from loopx_core.doctor.findings import CODES, GROUPS, Finding, Group
 from loopx_core.errors import LoopxError
 from loopx_core.store.base import Store

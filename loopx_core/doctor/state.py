@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+from datetime import datetime
 from pathlib import Path
 
-from datetime import datetime
 from loopx_core.doctor import stored
 from loopx_core.doctor.findings import Finding
 from loopx_core.doctor.quarantine import cut_torn_tail, previous, quarantine, restore
 from loopx_core.errors import LoopxError, NotFoundError, SchemaUnsupportedError, StateInvalidError
-from loopx_core.models.records import GoalState, Registry
-from loopx_core.models.records import TurnJournal
+from loopx_core.models.records import GoalState, Registry, TurnJournal
 from loopx_core.settlement.turns import cancel_turn
 from loopx_core.store.atomic import MAX_APPENDED_BYTES, NotAFileError, open_stored, read_record
 from loopx_core.store.base import Store

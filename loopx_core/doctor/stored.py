@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import datetime
 from pathlib import Path
 
-from datetime import datetime
 from loopx_core.doctor.findings import Finding
 from loopx_core.doctor.quarantine import quarantine
 from loopx_core.errors import LoopxError

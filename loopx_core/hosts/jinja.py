@@ -2,8 +2,8 @@
 
 A host's templates come from its own folder (`Host.templates`), then from LoopX's shared parts
 under the `shared/` prefix (`loopx_templates/shared/`): a host template can `{% extends %}` or
-`{% include %}` e.g. `shared/agents-skill/SKILL.md.j2` instead of copying it. Values that land in a shell command, TOML, JSON or YAML go through a filter that quotes
-them for that format, so a goal id or path with spaces or quotes can neither break nor
+`{% include %}` e.g. `shared/agents-skill/SKILL.md.j2` instead of copying it. Values that land in
+a shell command, TOML, JSON or YAML go through a filter that quotes them for that format, so a goal id or path with spaces or quotes can neither break nor
 inject into what is generated: `shell`, `toml`, `json`, `yaml`.
 """
 
@@ -15,44 +15,28 @@ from collections.abc import Callable
 from functools import lru_cache
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import jinja2
 
 from loopx_core.hosts.model import RenderContext
 
-if TYPE_CHECKING:
-    import jinja2
 
+class ConfinedLoader(jinja2.BaseLoader):
+    """Loads templates from one root; names with `..`, absolute paths or symlinks out are refused."""
 
-def __getattr__(name: str) -> Any:
-    # jinja2 loads only when something renders (plugins import this module on the hot path)
-    if name == "ConfinedLoader":
-        return _loader_class()
-    raise AttributeError(name)
+    def __init__(self, root: Path | Traversable) -> None:
+        self.root = root
 
-
-@lru_cache(maxsize=1)
-def _loader_class() -> type:
-    import jinja2
-
-    class ConfinedLoader(jinja2.BaseLoader):
-        """Loads templates from one root; names with `..`, absolute paths or symlinks out are refused."""
-
-        def __init__(self, root: Path | Traversable) -> None:
-            self.root = root
-
-        def get_source(
-            self, environment: jinja2.Environment, template: str
-        ) -> tuple[str, str | None, Callable[[], bool]]:
-            """The template's source, or TemplateNotFound for anything outside the root."""
-            return _source(self.root, template)
-
-    return ConfinedLoader
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str | None, Callable[[], bool]]:
+        """The template's source, or TemplateNotFound for anything outside the root."""
+        return _source(self.root, template)
 
 
 def _source(root: Path | Traversable, template: str) -> tuple[str, str | None, Callable[[], bool]]:
     """Read a template under `root`, refusing anything that would leave it."""
-    import jinja2
-
     parts = template.split("/")
     if template.startswith("/") or "\\" in template or any(p in ("", ".", "..") for p in parts):
         raise jinja2.TemplateNotFound(template)
@@ -98,12 +82,9 @@ def shared_root() -> Traversable:
 @lru_cache(maxsize=32)
 def environment(root: Path | Traversable) -> jinja2.Environment:
     """The environment for one host's template folder, with the shared parts behind it (cached)."""
-    import jinja2
-
-    confined = _loader_class()
     env = jinja2.Environment(
         loader=jinja2.ChoiceLoader(
-            [confined(root), jinja2.PrefixLoader({"shared": confined(shared_root())})]
+            [ConfinedLoader(root), jinja2.PrefixLoader({"shared": ConfinedLoader(shared_root())})]
         ),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,

@@ -7,13 +7,14 @@ through the effect lens.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from loopx_core import commands
 from loopx_core.effects import TURN_RESULT_SCHEMA
 from loopx_core.kernel.algebra import SettlementResult
 from loopx_core.models.constants import PHASES
 
-from typing import TYPE_CHECKING
-if TYPE_CHECKING:  # a hint only: should-run passes the journal's lean twin
+if TYPE_CHECKING:
     from typing import Any
 
     from loopx_core.models.records import TurnJournal

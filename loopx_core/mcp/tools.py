@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 from loopx_core.clock import now
 from loopx_core.errors import UsageError
-from loopx_core.schema.domain import Count, Id, Minutes, Priority
 from loopx_core.ops.todos import DEFAULT_LEASE_MINUTES
+from loopx_core.schema.domain import Count, Id, Minutes, Priority
 from loopx_core.store.files import FileStore
 
 Tool = Callable[..., dict[str, Any]]
@@ -61,7 +61,9 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
         """Take a todo's lease (compare-and-swap; a live lease of another agent is a conflict)."""
         from loopx_core.ops.todos import claim_todo
 
-        return claim_todo(store(), goal_id, todo_id, agent_id, now(), lease_minutes=lease_minutes).dump(exclude_none=True)
+        return claim_todo(store(), goal_id, todo_id, agent_id, now(), lease_minutes=lease_minutes).dump(
+            exclude_none=True
+        )
 
     def todo_complete(
         goal_id: Id,
@@ -86,9 +88,9 @@ def loopx_tools(store: Callable[[], FileStore]) -> list[Tool]:
             )
         from loopx_core.ops.todos import complete_todo
 
-        return complete_todo(
-            store(), goal_id, todo_id, now(), agent_id=agent_id, evidence=evidence
-        ).dump(exclude_none=True)
+        return complete_todo(store(), goal_id, todo_id, now(), agent_id=agent_id, evidence=evidence).dump(
+            exclude_none=True
+        )
 
     def turn_begin(
         goal_id: Id,

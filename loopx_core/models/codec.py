@@ -59,7 +59,9 @@ def parse_json(data: bytes | str, *, what: str, where: str) -> Any:
     try:
         return json.loads(data)
     except RecursionError:
-        raise StateInvalidError(f"{what} at {where} is nested too deeply to be a LoopX file", path=where) from None
+        raise StateInvalidError(
+            f"{what} at {where} is nested too deeply to be a LoopX file", path=where
+        ) from None
     except ValueError as bad:  # json's errors, and bytes that are not UTF-8
         empty = not (data.strip() if isinstance(data, bytes | str) else data)
         hint = " (empty)" if empty else " (truncated?)" if "Expecting" in str(bad) else ""
@@ -94,4 +96,6 @@ def document(record: Record, *, exclude_none: bool = False) -> bytes:
 
 def line(record: Record, *, exclude_none: bool = False) -> bytes:
     """One line of an append-only file (no newline), or a team store's row: compact JSON."""
-    return json.dumps(record.dump(exclude_none=exclude_none), ensure_ascii=False, separators=(",", ":")).encode()
+    return json.dumps(
+        record.dump(exclude_none=exclude_none), ensure_ascii=False, separators=(",", ":")
+    ).encode()

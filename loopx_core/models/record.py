@@ -417,7 +417,9 @@ class Field:
 
     __slots__ = ("default", "factory", "kind")
 
-    def __init__(self, kind: Kind, default: Any = REQUIRED, *, factory: Callable[[], Any] | None = None) -> None:
+    def __init__(
+        self, kind: Kind, default: Any = REQUIRED, *, factory: Callable[[], Any] | None = None
+    ) -> None:
         self.kind = kind
         self.default = default
         self.factory = factory
@@ -471,7 +473,9 @@ class Record:
             extra = next(key for key in values if key not in self.FIELDS)
             raise Invalid(f"is not a field of {type(self).__name__}", (str(extra),))
 
-    def dump(self, *, exclude_none: bool = False, exclude: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
+    def dump(
+        self, *, exclude_none: bool = False, exclude: frozenset[str] | set[str] = frozenset()
+    ) -> dict[str, Any]:
         """The record as a JSON object (None values left out with `exclude_none`, the fields
         named in `exclude` left out), each value checked by its kind."""
         out = {}

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from datetime import datetime
 from loopx_core.errors import NotFoundError, UsageError
 from loopx_core.ids import check_id
+from loopx_core.models import codec
 from loopx_core.models.constants import EVENT_KINDS
 from loopx_core.models.records import SinkConfig, SinkFile
 from loopx_core.notices.presence import has_sinks, sinks_path
-from loopx_core.models import codec
 from loopx_core.store.atomic import atomic_write_bytes, read_record
 from loopx_core.store.files import STATE_DIR
 

@@ -13,14 +13,14 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from loopx_core.clock import now as clock_now
-from datetime import datetime, timedelta
 from loopx_core.errors import LockTimeoutError
+from loopx_core.models.records import OutboxRecord, SinkConfig
 from loopx_core.notices import outbox
 from loopx_core.notices.config import all_sinks
-from loopx_core.models.records import OutboxRecord, SinkConfig
 from loopx_core.notices.sinks import SinkError, SinkKinds, _scrub
 
 BACKOFF_BASE_S = 5.0

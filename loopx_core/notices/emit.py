@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 from loopx_core.errors import LoopxError
+from loopx_core.models.records import Notice
 from loopx_core.notices import outbox
 from loopx_core.notices.config import all_sinks, has_sinks
-from loopx_core.models.records import Notice
 
 FLUSH_ENV = "LOOPX_NOTIFY_FLUSH"
 """`off` keeps queueing from starting the detached flush (then `loopx notify flush` delivers)."""

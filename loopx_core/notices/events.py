@@ -14,13 +14,12 @@
 from __future__ import annotations
 
 import os
+from datetime import datetime
 
 from loopx_core.clock import iso
-from datetime import datetime
 from loopx_core.escapes import clipped
-from loopx_core.models.records import Gate, Todo
+from loopx_core.models.records import Gate, Notice, Todo
 from loopx_core.notices.emit import notice_id
-from loopx_core.models.records import Notice
 
 LONG_THROTTLE_MINUTES = 240
 """A throttle that keeps a goal waiting this long (or longer) is worth telling the owner."""

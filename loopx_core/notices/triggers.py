@@ -6,16 +6,15 @@ a finished goal or a throttled one, so the common tick never loads it.
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from loopx_core.clock import parse_time
-from datetime import datetime
 from loopx_core.errors import LoopxError
-from loopx_core.models.records import GoalEntry, GoalState
+from loopx_core.models.records import GoalEntry, GoalState, Notice
 from loopx_core.notices import events
 from loopx_core.notices.emit import queue_notice
-from loopx_core.models.records import Notice
 
 
 def notice_for(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+
 from loopx_core.errors import ConflictError, NotFoundError, RefusedError, UsageError
 from loopx_core.ids import check_id
-from loopx_core.models.records import Gate, GoalState, WaitingOn
 from loopx_core.models.constants import GateKind
 from loopx_core.models.domain import check, check_optional
+from loopx_core.models.records import Gate, GoalState, WaitingOn
 from loopx_core.ops.require import require_goal
 from loopx_core.store.base import Store
 

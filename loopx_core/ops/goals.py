@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from loopx_core import faults
-from datetime import datetime
 from loopx_core.errors import ConflictError, LoopxError, UsageError
 from loopx_core.ids import check_id
 from loopx_core.models.constants import SCHEMA_VERSION
-from loopx_core.models.records import AgentEntry, GoalEntry, GoalState, QuotaPolicy, Registry
 from loopx_core.models.domain import check, check_optional
+from loopx_core.models.records import AgentEntry, GoalEntry, GoalState, QuotaPolicy, Registry
 from loopx_core.ops.require import require_agent, require_goal
 from loopx_core.store.base import Store
 

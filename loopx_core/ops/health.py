@@ -13,11 +13,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from loopx_core.clock import iso
-from datetime import UTC, datetime
 from loopx_core.errors import NotFoundError, StateInvalidError, UsageError
 from loopx_core.ids import check_id, shown_value
 from loopx_core.models.records import GoalState, HealthFinding, Registry

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
+
 from loopx_core.ids import check_id
 
-from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 

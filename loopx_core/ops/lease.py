@@ -9,17 +9,19 @@ state the write changes.
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import TYPE_CHECKING
+
 from loopx_core.decide import scope
 from loopx_core.decide.scope import lease_lost
 from loopx_core.errors import ConflictError, NotFoundError
 from loopx_core.kernel.algebra import FailureKind, SettlementReceipt, SettlementResult, compose
 
-from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from datetime import datetime
+
     from loopx_core.kernel.algebra import Step
-    from loopx_core.models.records import GoalState, Todo
     from loopx_core.models.identity import SettlementIdentity
+    from loopx_core.models.records import GoalState, Todo
     from loopx_core.store.base import Store
 
 DEFAULT_LEASE_MINUTES = 30.0

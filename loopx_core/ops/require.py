@@ -1,15 +1,12 @@
-"""The registry lookups every command starts with: the goal, the agent, an agent that takes work.
-
-Kept apart from `ops.goals` (which builds registry records, and so imports the models) so a
-settlement command finds its goal and agent without importing pydantic.
-"""
+"""The registry lookups every command starts with: the goal, the agent, an agent that takes work."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from loopx_core.errors import NotFoundError, SettlementError
 from loopx_core.ids import check_id
 
-from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from loopx_core.models.records import AgentEntry, GoalEntry, Registry
 

@@ -8,9 +8,9 @@ material change resets it.
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
-from datetime import datetime
 from loopx_core.errors import UsageError
 from loopx_core.ids import check_id
 from loopx_core.models.records import SchedulerEntry, SchedulerState

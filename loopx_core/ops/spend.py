@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, NamedTuple
+
 from loopx_core.errors import NotFoundError, RefusedError
 from loopx_core.ids import check_id
 from loopx_core.models.constants import SCHEMA_VERSION
-from typing import NamedTuple
 from loopx_core.models.domain import check_optional
+from loopx_core.models.records import LedgerEvent
 from loopx_core.ops.require import require_agent, require_goal
 from loopx_core.quota import charge_slots, compute_usage, lookback
 
-from typing import TYPE_CHECKING
-from loopx_core.models.records import LedgerEvent
 if TYPE_CHECKING:
+    from datetime import datetime
     from typing import Any
 
-    from datetime import datetime
     from loopx_core.store.base import Store
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
 from datetime import datetime
+
 from loopx_core.errors import UsageError
 from loopx_core.ids import check_id
 from loopx_core.models.records import Todo

@@ -67,4 +67,3 @@ def observe_tick(root: Path | str, inputs: Inputs, packet: dict[str, Any]) -> No
         from loopx_core.notices.triggers import queue_for_packet  # the notice modules, only when needed
 
         queue_for_packet(Path(root), packet, inputs.goal, inputs.state, inputs.now)
-

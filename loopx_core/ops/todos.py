@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from loopx_core.decide import scope
 from loopx_core.errors import ConflictError, LoopxError, NotFoundError, RefusedError, UsageError
 from loopx_core.ids import check_id
-from loopx_core.models.identity import SettlementIdentity
 from loopx_core.models.domain import check, check_optional
+from loopx_core.models.identity import SettlementIdentity
+from loopx_core.models.records import Todo
 from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, lease_todo
 from loopx_core.ops.require import require_goal, require_worker
 
-from typing import TYPE_CHECKING
-from loopx_core.models.records import Todo
 if TYPE_CHECKING:
+    from datetime import datetime
     from typing import Literal
 
-    from datetime import datetime
     from loopx_core.models.records import GoalState
     from loopx_core.store.base import Store
 

@@ -11,7 +11,6 @@ from loopx_core.schema.common import Id, StrictModel, Time
 from loopx_core.schema.domain import Count, Minutes, Ordinal, Priority
 
 
-
 class Todo(StrictModel):
     """One unit of work, for an agent or for the user (operator)."""
 
@@ -33,7 +32,6 @@ class Todo(StrictModel):
     """When its title, priority, capabilities or agents last changed (a replan re-scopes work)."""
     created_at: Time
     updated_at: Time
-
 
 
 class Gate(StrictModel):

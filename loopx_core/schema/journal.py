@@ -13,6 +13,8 @@ from pydantic import AfterValidator, Field
 from loopx_core.models import rules
 from loopx_core.schema.common import StrictModel, Time
 from loopx_core.schema.domain import JsonObject, Minutes
+
+
 class PhaseRecord(StrictModel):
     """One completed phase and its receipt."""
 

@@ -11,7 +11,6 @@ from loopx_core.schema.common import Id, StrictModel, Time
 from loopx_core.schema.domain import Count
 
 
-
 class Notice(StrictModel):
     """One event for the owner; `notice_id` is stable, so the same event is queued once."""
 
@@ -45,7 +44,6 @@ class OutboxRecord(StrictModel):
     deliveries: dict[Id, Delivery] = Field(default_factory=dict)
 
 
-
 class SinkConfig(StrictModel):
     """A configured sink: where to send, and which notices."""
 
@@ -56,7 +54,6 @@ class SinkConfig(StrictModel):
     events: list[NoticeKind] = Field(default_factory=list)
     """Only these events (empty: every event)."""
     added_at: Time
-
 
 
 class SinkFile(StrictModel):

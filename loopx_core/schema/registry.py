@@ -26,7 +26,6 @@ class QuotaPolicy(StrictModel):
     min_interval_minutes: MinutesOrZero = 0.0
 
 
-
 class GoalEntry(StrictModel):
     """One goal in the index: its objective, activation status and quota policy."""
 

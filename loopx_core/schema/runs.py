@@ -8,7 +8,6 @@ from loopx_core.models.constants import Progress
 from loopx_core.schema.common import Id, StrictModel
 
 
-
 class RunIndexEntry(StrictModel):
     """One line of `runs/index.jsonl`: the compact history of a run, for agents, heartbeats and UI."""
 

@@ -16,10 +16,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from loopx_core import faults as fault
-from datetime import datetime
 from loopx_core.decide.packet import build_packet, load_inputs
 from loopx_core.effects.lens import interpret_quota_should_run_packet, interpret_turn_result_packet
 from loopx_core.errors import NotFoundError, RefusedError, SettlementError

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from loopx_core.clock import iso
 from loopx_core.models.records import RunIndexEntry
 
-from typing import TYPE_CHECKING
 if TYPE_CHECKING:
+    from datetime import datetime
     from typing import Any
 
-    from datetime import datetime
     from loopx_core.store.base import Store
 
 

@@ -8,6 +8,8 @@ steps; they differ only in who calls them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from loopx_core import faults as fault
 from loopx_core.clock import iso
 from loopx_core.decide.scope import lease_lost
@@ -16,16 +18,14 @@ from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, SETTLED_HOLD_MINUTES, ho
 from loopx_core.quota import charge_slots, compute_usage, lookback
 from loopx_core.settlement import runlog
 
-from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from datetime import datetime
     from typing import Any
 
-    from datetime import datetime
     from loopx_core.kernel.algebra import Step
-    from loopx_core.models.records import GoalState
-    from loopx_core.models.records import TurnJournal
     from loopx_core.models.constants import Progress
+    from loopx_core.models.records import GoalState, TurnJournal
     from loopx_core.store.base import Store
 
     Outcome = tuple[dict[str, Any], str | None] | tuple[FailureKind, str]
@@ -33,10 +33,7 @@ if TYPE_CHECKING:
 
 
 class TurnContext:
-    """Who settles which turn, when, and with what (the arguments of the CLI commands).
-
-    A plain class, not a dataclass: `dataclasses` imports `inspect`, 3 ms of every command.
-    """
+    """Who settles which turn, when, and with what (the arguments of the CLI commands)."""
 
     def __init__(
         self,
@@ -198,7 +195,7 @@ def release_turn(store: Store, journal: TurnJournal) -> None:
 def run_validation(ctx: TurnContext) -> tuple[bool, dict[str, Any]]:
     """Run `--validation-command` in the project (exit 0 passes), once: the verdict is kept in `ctx`."""
     if ctx.validation_ran is None:
-        import subprocess  # here: only a --validation-command runs one (3 ms of every command's start)
+        import subprocess  # only a --validation-command runs one
 
         proc = subprocess.run(
             ctx.validation_command or "", shell=True, cwd=ctx.store.root, capture_output=True, check=False

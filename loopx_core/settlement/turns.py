@@ -6,24 +6,25 @@ packet (settlement.results).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from loopx_core.decide.scope import lease_lost
 from loopx_core.errors import ConflictError, NotFoundError, RefusedError, SettlementError
 from loopx_core.kernel.algebra import SettlementResult, StepKind, compose
 from loopx_core.kernel.results import BASE_PLAN, turn_result
-from loopx_core.models.identity import SettlementIdentity, replan_obligation_id, turn_instance_id
 from loopx_core.models.domain import check
+from loopx_core.models.identity import SettlementIdentity, replan_obligation_id, turn_instance_id
+from loopx_core.models.records import TurnJournal
 from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, hold_lease, lease_todo
 from loopx_core.ops.require import require_goal, require_worker
 from loopx_core.quota import compute_usage, lookback
 from loopx_core.settlement.runlog import run_id_for
 from loopx_core.settlement.steps import STEP_BUILDERS, TurnContext, guard, journal_host_phases, run_validation
 
-from typing import TYPE_CHECKING
-from loopx_core.models.records import TurnJournal
 if TYPE_CHECKING:
+    from datetime import datetime
     from typing import Any
 
-    from datetime import datetime
     from loopx_core.store.base import Store
 
 

@@ -17,9 +17,14 @@ if TYPE_CHECKING:
     from datetime import datetime
     from pathlib import Path
 
-    from loopx_core.models.records import GoalState, LedgerEvent, Registry, RunIndexEntry, SchedulerState
-
-    from loopx_core.models.records import TurnJournal
+    from loopx_core.models.records import (
+        GoalState,
+        LedgerEvent,
+        Registry,
+        RunIndexEntry,
+        SchedulerState,
+        TurnJournal,
+    )
 
 T = TypeVar("T")
 

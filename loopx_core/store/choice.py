@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 ENV_VAR = "LOOPX_STORE"
 CONFIG_FILE = "store.json"
 FILES = "files"
+
+
 class StoreChoice(NamedTuple):
     """A chosen store: `files` or a PostgreSQL DSN, and where the choice came from."""
 

@@ -15,10 +15,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from loopx_core.errors import ConflictError, NotFoundError, SchemaUnsupportedError, StateInvalidError
 from loopx_core.faults import race_window
 from loopx_core.ids import check_id
-from loopx_core.models.constants import SCHEMA_VERSION
-from loopx_core.models.records import GoalState, LedgerEvent, Registry, RunIndexEntry, SchedulerState, TurnJournal
 from loopx_core.models import codec
+from loopx_core.models.constants import SCHEMA_VERSION
 from loopx_core.models.identity import check_turn_key
+from loopx_core.models.records import (
+    GoalState,
+    LedgerEvent,
+    Registry,
+    RunIndexEntry,
+    SchedulerState,
+    TurnJournal,
+)
 from loopx_core.store import ledger
 from loopx_core.store.atomic import (
     atomic_write_bytes,
@@ -130,7 +137,6 @@ def require_registry(root: Path | str, state_dir: Path | str, registry: Path | s
             "folder to use a project above it"
         )
     raise not_initialized()
-
 
 
 class FileStore:
@@ -381,7 +387,9 @@ class FileStore:
         lines = list(islice(ledger.reverse_lines(path, root=self.root, what="run history"), last))
         lines.reverse()
         where = shown(path, self.root)
-        return [codec.parse(line, RunIndexEntry, what="a line of the run history", where=where) for line in lines]
+        return [
+            codec.parse(line, RunIndexEntry, what="a line of the run history", where=where) for line in lines
+        ]
 
     def read_run(self, goal_id: str, run_id: str) -> dict[str, Any]:
         """One run's full record, as written at its durable writeback."""

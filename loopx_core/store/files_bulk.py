@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 from loopx_core.errors import NotFoundError, StateInvalidError
 from loopx_core.ids import is_valid_id
-from pathlib import Path
-
-from loopx_core.models.records import RunIndexEntry
-
 from loopx_core.models import codec
+from loopx_core.models.records import RunIndexEntry
 from loopx_core.store import ledger
 from loopx_core.store.atomic import atomic_write_bytes, read_bytes, write_record
 from loopx_core.store.files import FileStore, write_gitignore
 from loopx_core.store.snapshot import GoalDump, Snapshot, event_line, history_line
+
+
 def read(store: FileStore) -> Snapshot:
     """Every record under `.loopx/` (a damaged one refuses the whole read: repair first)."""
     snapshot = Snapshot()

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import errno
 import os
-
 from typing import TYPE_CHECKING
 
 from loopx_core.errors import StateInvalidError
-from loopx_core.models.records import LedgerEvent
 from loopx_core.models import codec
+from loopx_core.models.records import LedgerEvent
 from loopx_core.store.atomic import (
     MAX_APPENDED_BYTES,
     MAX_DOCUMENT_BYTES,

@@ -14,8 +14,8 @@ import os
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from loopx_core.errors import LoopxError, NotFoundError, SchemaUnsupportedError, StateInvalidError
-from loopx_core.models.records import ReceiptIndex
 from loopx_core.models import codec
+from loopx_core.models.records import ReceiptIndex
 from loopx_core.store.atomic import (
     MAX_APPENDED_BYTES,
     MAX_DOCUMENT_BYTES,

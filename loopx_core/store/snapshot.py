@@ -14,9 +14,15 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from loopx_core.models.records import GoalState, LedgerEvent, Registry, RunIndexEntry, SchedulerState, TurnJournal
-
 from loopx_core.models import codec
+from loopx_core.models.records import (
+    GoalState,
+    LedgerEvent,
+    Registry,
+    RunIndexEntry,
+    SchedulerState,
+    TurnJournal,
+)
 
 
 def event_line(event: LedgerEvent) -> str:

@@ -146,9 +146,7 @@ def stop(call: HookCall) -> HookAnswer:
         atomic_write_bytes(counter, counter_bytes(blocks + 1), durable=False)
     except LoopxError:
         return HookAnswer(stderr=f"the stop counter {counter.name} cannot be written; letting Claude stop")
-    return HookAnswer(
-        json.dumps({"decision": "block", "reason": instructions(packet, call.loopx_command)})
-    )
+    return HookAnswer(json.dumps({"decision": "block", "reason": instructions(packet, call.loopx_command)}))
 
 
 def session_start(call: HookCall) -> HookAnswer:

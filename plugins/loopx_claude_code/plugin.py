@@ -7,6 +7,8 @@ its marketplace, which `claude plugin validate --strict` accepts.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from loopx_core.hosts import (
     Base,
     FacadeFile,
@@ -20,7 +22,6 @@ from loopx_core.hosts import (
     hookimpl,
 )
 
-from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -8,6 +8,9 @@ never written: the heartbeat applies rrule changes with the App's own automation
 
 from __future__ import annotations
 
+import re
+from typing import TYPE_CHECKING
+
 from loopx_core.hosts import (
     Base,
     FacadeFile,
@@ -19,7 +22,6 @@ from loopx_core.hosts import (
     hookimpl,
 )
 
-from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
@@ -27,16 +29,8 @@ if TYPE_CHECKING:
 MCP_KEYS = (("mcp_servers", "loopx"),)
 """The table LoopX owns in `config.toml` (users' tool approvals below it are kept by the merge)."""
 TRUST = '[projects."<dir>"] trust_level = "trusted"'
-_ID = r"^[a-z0-9._-]+$"
-"""What an automation id's part looks like (`is_id_part` answers as its `re.match`)."""
-_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
-
-
-def is_id_part(value: str) -> bool:
-    """`re.match(_ID, value)` without compiling it (a heartbeat prompt checks both ids; `$` lets
-    one trailing newline pass: tests/adversarial/test_lean_name_checks.py)."""
-    core = value[:-1] if value.endswith("\n") else value
-    return bool(core) and all(char in _ID_CHARS for char in core)
+ID_PART = re.compile(r"[a-z0-9._-]+")
+"""What each part of an automation's id (a goal id, an agent id) looks like."""
 
 
 def automation_id(context: RenderContext) -> str:
@@ -45,7 +39,7 @@ def automation_id(context: RenderContext) -> str:
         raise ValueError("a codex-app heartbeat needs both a goal id and an agent id")
 
     for value in (context.goal_id, context.agent_id):
-        if not is_id_part(value):
+        if not ID_PART.fullmatch(value):
             raise ValueError(f"invalid id {value!r}: use a-z 0-9 . _ -")
     return f"loopx-{context.goal_id}-{context.agent_id}"
 
@@ -93,9 +87,7 @@ class CodexApp(Host):
     def heartbeat_prompt(self, context: RenderContext) -> str:
         """The automation's prompt for the context's goal and agent (`loopx heartbeat-prompt`)."""
         automation_id(context)  # validates the ids
-        from loopx_codex_app.prompt import heartbeat_prompt  # heartbeat-prompt.md.j2 without Jinja
-
-        return heartbeat_prompt(context.goal_id or "", context.agent_id or "", context.loopx_command)
+        return self.template("heartbeat-prompt.md.j2", context)
 
     def steps(self, operation: str, context: RenderContext) -> HostSteps:
         """Restart notes; a project needs the user's trust entry, an automation lives on in the App."""

@@ -9,6 +9,8 @@ it acks the packets it follows and reports what kept it from driving the loop.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from loopx_core.hosts import (
     Base,
     FacadeFile,
@@ -20,7 +22,6 @@ from loopx_core.hosts import (
     hookimpl,
 )
 
-from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

@@ -24,8 +24,8 @@ from loopx_core.errors import LoopxError, UsageError
 from loopx_core.ids import is_valid_id
 from loopx_core.models.constants import MAX_MINUTES
 from loopx_core.models.domain import check, describe
-from loopx_core.schema import domain
 from loopx_core.ops import gates, goals, spend, todos
+from loopx_core.schema import domain
 from tests.conftest import T0, Cli, CliResult, Project, run_loopx
 
 HOSTILE_NUMBERS = ["inf", "-inf", "nan", "1e300", "-1e300", "1e999", "-1"]

@@ -9,14 +9,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from loopx_core.models.records import GoalState, LedgerEvent, Registry, RunIndexEntry, SchedulerState, TurnJournal
-
 from loopx_core.models import codec
+from loopx_core.models.records import (
+    GoalState,
+    LedgerEvent,
+    Registry,
+    RunIndexEntry,
+    SchedulerState,
+    TurnJournal,
+)
 from loopx_core.store.postgres.schema import TABLES
 from loopx_core.store.postgres.store import MIGRATE_LOCK, REGISTRY_LOCK, PostgresStore, goal_key
 from loopx_core.store.snapshot import GoalDump, Snapshot, document, event_line, history_line, record_json
 
 Conn = Any
+
+
 def read(store: PostgresStore) -> Snapshot:
     """Every record in the store's schema (an empty or absent schema: an empty snapshot)."""
     version = store.schema_version()
@@ -71,9 +79,7 @@ def write(store: PostgresStore, snapshot: Snapshot, *, replace: bool) -> None:
         if replace:
             conn.execute("TRUNCATE " + ", ".join(TABLES))  # row triggers (append-only) do not fire
         if snapshot.registry is not None:
-            conn.execute(
-                "INSERT INTO loopx_registry (doc) VALUES (%s::json)", (document(snapshot.registry),)
-            )
+            conn.execute("INSERT INTO loopx_registry (doc) VALUES (%s::json)", (document(snapshot.registry),))
         for goal_id, dump in snapshot.goals.items():
             _write_goal(conn, goal_id, dump)
 

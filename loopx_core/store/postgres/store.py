@@ -17,10 +17,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from loopx_core.errors import ConflictError, NotFoundError, SchemaUnsupportedError
 from loopx_core.faults import race_window
 from loopx_core.ids import check_id
-from loopx_core.models.constants import SCHEMA_VERSION
-from loopx_core.models.records import GoalState, LedgerEvent, Registry, RunIndexEntry, SchedulerState, TurnJournal
 from loopx_core.models import codec
+from loopx_core.models.constants import SCHEMA_VERSION
 from loopx_core.models.identity import check_turn_key
+from loopx_core.models.records import (
+    GoalState,
+    LedgerEvent,
+    Registry,
+    RunIndexEntry,
+    SchedulerState,
+    TurnJournal,
+)
 from loopx_core.store.files import STATE_DIR
 from loopx_core.store.postgres import writes
 from loopx_core.store.postgres.schema import LATEST, MIGRATIONS, SCHEMA_EXISTS, VERSION
@@ -373,7 +380,8 @@ class PostgresStore:
         self._ready()
         sql = "SELECT 1 FROM loopx_run_index WHERE goal_id = %s AND run_id = %s"
         return (
-            self.session.read(lambda c: c.execute(sql, (check_id("goal", goal_id), run_id)).fetchone()) is not None
+            self.session.read(lambda c: c.execute(sql, (check_id("goal", goal_id), run_id)).fetchone())
+            is not None
         )
 
     def record_run(self, goal_id: str, record: dict[str, Any], markdown: str, entry: RunIndexEntry) -> None:

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from loopx_core.models.records import LedgerEvent
 
     Conn = psycopg.Connection[Any]
+
+
 def insert_event(conn: Conn, goal_id: str, event: LedgerEvent, body: str) -> None:
     """One ledger row (the unique indexes refuse a second receipt for the same turn or spend)."""
     conn.execute(
