@@ -59,7 +59,8 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_tick_loads_none_of_the_heavy_modules(root: Path, tick: str) -> None:
     ran = probe(root, TICKS[tick], stdin="{}")
     assert ran.exit_code == 0
-    assert ran.tops(HEAVY) == set()
+    renders = {"jinja2", "markupsafe"} if tick.startswith("heartbeat-prompt") else set()  # its template
+    assert ran.tops(HEAVY) <= renders
     assert "importlib.metadata" not in ran.modules  # a built-in host is loaded by name
     assert ran.tops({"loopx_claude_code", "loopx_codex_app", "loopx_dsh"}) <= {
         "loopx_claude_code" if "claude" in tick else "loopx_codex_app"

@@ -410,6 +410,7 @@ class Nested(Kind):
 
 REQUIRED: Any = object()
 """A field's default when it has none: the value must be given."""
+_ABSENT: Any = object()
 
 
 class Field:
@@ -440,6 +441,12 @@ class Record:
 
     __slots__ = ()
     FIELDS: ClassVar[dict[str, Field]] = {}
+    _plan: ClassVar[tuple[tuple[str, Callable[[Any], Any], Callable[[], Any] | None, Any], ...]] = ()
+    """Each field's name, load, factory and default, in order: what reading a record runs through."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._plan = tuple((name, f.kind.load, f.factory, f.default) for name, f in cls.FIELDS.items())
 
     def __init__(self, **values: Any) -> None:
         self._fill(values)
@@ -455,20 +462,22 @@ class Record:
 
     def _fill(self, values: dict[str, Any]) -> None:
         found = 0
-        for name, field in self.FIELDS.items():
-            if name in values:
+        given = values.get
+        for name, load, factory, default in self._plan:
+            raw = given(name, _ABSENT)
+            if raw is not _ABSENT:
                 found += 1
                 try:
-                    value = field.kind.load(values[name])
+                    value = load(raw)
                 except Invalid as error:
                     raise error.at(name) from None
-            elif field.factory is not None:
-                value = field.factory()
-            elif field.default is REQUIRED:
+            elif factory is not None:
+                value = factory()
+            elif default is REQUIRED:
                 raise Invalid("is required", (name,))
             else:
-                value = field.default
-            object.__setattr__(self, name, value)
+                value = default
+            setattr(self, name, value)
         if found != len(values):
             extra = next(key for key in values if key not in self.FIELDS)
             raise Invalid(f"is not a field of {type(self).__name__}", (str(extra),))

@@ -109,8 +109,9 @@ def parse_event(path: Path | str, line: bytes, root: Path | str | None) -> Ledge
 def read_tail(path: Path | str, since: datetime, *, root: Path | str | None = None) -> list[LedgerEvent]:
     """Events with `at >= since`, oldest first, reading only the file's tail."""
     events: list[LedgerEvent] = []
+    where = shown(path, root)
     for line in reverse_lines(path, root=root, what="ledger"):
-        event = parse_event(path, line, root)
+        event = codec.parse(line, LedgerEvent, what="a line of the ledger", where=where)
         if event.at < since:
             break
         events.append(event)
@@ -120,7 +121,9 @@ def read_tail(path: Path | str, since: datetime, *, root: Path | str | None = No
 
 def read_all(path: Path | str, *, root: Path | str | None = None) -> list[LedgerEvent]:
     """Every committed event, oldest first."""
-    events = [parse_event(path, line, root) for line in reverse_lines(path, root=root, what="ledger")]
+    where = shown(path, root)
+    lines = reverse_lines(path, root=root, what="ledger")
+    events = [codec.parse(line, LedgerEvent, what="a line of the ledger", where=where) for line in lines]
     events.reverse()
     return events
 

@@ -10,6 +10,7 @@ shell, a loop of symbolic links) is a `UsageError`, never an internal one.
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -24,7 +25,9 @@ def find_root(explicit: str | os.PathLike[str] | None = None, *, cwd: Path | Non
     chosen = explicit or os.environ.get("LOOPX_ROOT")
     try:
         if chosen:
-            return Path(chosen).expanduser().resolve()
+            found = Path(chosen).expanduser().resolve()
+            _refuse_a_loop(found)
+            return found
         start = (cwd or Path.cwd()).resolve()
     except FileNotFoundError:  # Path.cwd() in a folder removed under the shell
         raise UsageError("the current folder no longer exists: cd to the project, or pass --root") from None
@@ -39,3 +42,13 @@ def find_root(explicit: str | os.PathLike[str] | None = None, *, cwd: Path | Non
         if os.path.lexists(state):  # a `.loopx` file or link stops here too: the store says what is wrong
             return folder
     return start
+
+
+def _refuse_a_loop(path: Path) -> None:
+    """A root that goes round a loop of symbolic links is an `OSError` (ELOOP), whatever the
+    Python (3.13's `resolve` returns such a path as it is)."""
+    try:
+        path.stat()
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise

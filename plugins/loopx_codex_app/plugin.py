@@ -20,6 +20,7 @@ from loopx_core.hosts import (
     PackageFolder,
     RenderContext,
     hookimpl,
+    scheduler_hints,
 )
 
 if TYPE_CHECKING:
@@ -80,8 +81,6 @@ class CodexApp(Host):
 
     def hints(self, packet: dict[str, Any]) -> dict[str, Any] | None:
         """The CLI args that ack the recommended rrule (or report that the App refused it)."""
-        from loopx_core.hosts import scheduler_hints  # should-run --surface only: never a hook
-
         return scheduler_hints(packet)
 
     def heartbeat_prompt(self, context: RenderContext) -> str:

@@ -231,7 +231,8 @@ def test_small_json_hints_without_cli_args_are_fine(hints: dict[str, Any]) -> No
     ],
 )
 def test_hints_broken_one_way_are_named_that_way(hints: dict[Any, Any], expected: str) -> None:
-    assert checks.hint_problems(hints) == [expected]
+    (problem,) = checks.hint_problems(hints)
+    assert problem.startswith(expected)  # json's own words may go on (Python 3.13 names the value)
 
 
 @pytest.mark.parametrize(
