@@ -34,11 +34,14 @@ def _main(args: list[str]) -> None:
     """Dispatch `args`: a tick through the fast entry, anything else through typer."""
     if not all(map(str.isascii, args)) or not (os.environ.get("LOOPX_ROOT") or "").isascii():
         _refuse_undecodable(args)  # returns when every word is UTF-8 after all
-    from loopx_core.cli import fast
+    from loopx_core.cli.declare import FAST
 
-    parsed = fast.parse(args)
-    if parsed is not None:
-        raise SystemExit(_guarded(fast.run, *parsed))
+    if any(f.path[-1] in args for f in FAST):  # perhaps a tick: argparse reads it if it can
+        from loopx_core.cli import fast
+
+        parsed = fast.parse(args)
+        if parsed is not None:
+            raise SystemExit(_guarded(fast.run, *parsed))
     try:
         from loopx_core.cli.app import app
     except Exception as error:  # a broken environment: one line, never a traceback

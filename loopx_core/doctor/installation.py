@@ -9,6 +9,7 @@ MCP SDK's own client.
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import shutil
 from pathlib import Path
@@ -69,8 +70,24 @@ def resolves(command: str | None) -> bool:
     return bool(words) and shutil.which(words[0]) is not None
 
 
+def any_manifest(root: Path) -> bool:
+    """True when something stands where the project's or the user's install manifest goes."""
+    from loopx_installer.paths import manifest_path
+
+    for scope, target in (("project", root), ("user", None)):
+        try:
+            path = manifest_path(scope, target)
+        except LoopxError:
+            return True  # a manifest path LoopX refuses (a link): the checks below say why
+        if os.path.lexists(path):
+            return True
+    return False
+
+
 def check_installation(root: Path, *, mcp: bool | None = None) -> list[Finding]:
     """Facade findings for every installed host, and the MCP server (when a facade uses it, or asked)."""
+    if not mcp and not any_manifest(root):
+        return []  # nothing installed: no host to check, no facade using the MCP server
     from loopx_installer.service import Request, run
 
     pm = get_plugin_manager()

@@ -133,7 +133,12 @@ def _rank(f: Finding) -> int:
 
 
 def _flush(store: Store) -> None:
-    """Deliver what is due (never fails the doctor: what remains is reported next time)."""
+    """Deliver what is due (never fails the doctor: what remains is reported next time); an empty
+    outbox loads neither the sink plugins nor the flush lock."""
+    from loopx_core.notices import outbox
+
+    if not outbox.paths(store.root):
+        return
     from loopx_core.doctor.sinkkinds import sink_kinds
     from loopx_core.notices.delivery import flush
 
