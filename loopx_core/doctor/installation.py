@@ -16,13 +16,13 @@ from pathlib import Path
 
 from loopx_core.doctor.findings import Finding
 from loopx_core.errors import LoopxError
-from loopx_core.hosts.manager import declared_bases, get_plugin_manager
 
 MCP_TIMEOUT_S = 30.0
 
 
 def installed(root: Path) -> list[tuple[str, str, Path | None, str | None, str]]:
     """(host, scope, target, loopx_command, layout) of every facade recorded as installed."""
+    from loopx_core.hosts.manager import declared_bases, get_plugin_manager
     from loopx_installer.manifest import Manifest
     from loopx_installer.paths import bases, manifest_path
 
@@ -44,6 +44,7 @@ def installed(root: Path) -> list[tuple[str, str, Path | None, str | None, str]]
 
 def manifest_problems(root: Path) -> list[tuple[str, str]]:
     """(scope, why) for each install manifest, project's or user's, that cannot be read."""
+    from loopx_core.hosts.manager import declared_bases, get_plugin_manager
     from loopx_installer.manifest import Manifest
     from loopx_installer.paths import bases, manifest_path
 
@@ -88,6 +89,7 @@ def check_installation(root: Path, *, mcp: bool | None = None) -> list[Finding]:
     """Facade findings for every installed host, and the MCP server (when a facade uses it, or asked)."""
     if not mcp and not any_manifest(root):
         return []  # nothing installed: no host to check, no facade using the MCP server
+    from loopx_core.hosts.manager import get_plugin_manager
     from loopx_installer.service import Request, run
 
     pm = get_plugin_manager()
