@@ -14,7 +14,7 @@ import os
 import statistics
 import sys
 import tempfile
-from itertools import count
+from itertools import count, pairwise
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -59,12 +59,12 @@ def writes(root: Path) -> dict[str, object]:
     return {
         "todo add": lambda: loopx(root, "todo", "add", "-g", "parser", "--title", "More work").ms,
         "goal add": lambda: loopx(root, "goal", "add", "-g", f"g{next(numbers)}", "--objective", "x").ms,
-        "todo claim": lambda: loopx(
-            root, "todo", "claim", "-g", "parser", "-t", f"t{next(todo)}", "-a", "builder"
-        ).ms,
-        "quota spend --manual": lambda: loopx(
-            root, "quota", "spend", "-g", "parser", "-a", "builder", "--manual", "--slots", "1"
-        ).ms,
+        "todo claim": lambda: (
+            loopx(root, "todo", "claim", "-g", "parser", "-t", f"t{next(todo)}", "-a", "builder").ms
+        ),
+        "quota spend --manual": lambda: (
+            loopx(root, "quota", "spend", "-g", "parser", "-a", "builder", "--manual", "--slots", "1").ms
+        ),
     }
 
 
@@ -98,7 +98,7 @@ def main() -> None:
         rows = growth(folder)
         for size, ms in rows:
             print(f"  {size:>6} goals {ms:9.1f} ms   {ms / size:7.3f} ms a goal")
-        for (small_n, small_ms), (big_n, big_ms) in zip(rows, rows[1:], strict=False):
+        for (small_n, small_ms), (big_n, big_ms) in pairwise(rows):
             print(
                 f"  {big_n // small_n}x the goals ({small_n} -> {big_n}): {big_ms / small_ms:.2f}x the time"
                 f"   (goal <= {1.1 * big_n / small_n:.0f}x)"

@@ -7,9 +7,11 @@ own bulk writers (what `loopx store migrate` uses), the turns through the real s
 
 For each store a real `loopx dashboard` process serves it (PostgreSQL: a throw-away cluster,
 tests/pg.py, private socket, fsync off), and each page is fetched BENCH_RUNS times over one
-keep-alive connection: time to first byte (request sent -> status line and headers read) and
-full render (-> last byte of the body). Figures, not assertions: `python benchmarks/dashboard.py`
-(`make bench`); docs/dashboard.md holds a run's figures.
+keep-alive connection after a first (cold) render: time to first byte (request sent -> status
+line and headers read) and full render (-> last byte of the body). Then one goal changes and
+the attention page is fetched once more (the other 99 goals' reads are kept), and the server's
+CPU is measured while a page listens and nothing changes. Figures, not assertions: `python
+benchmarks/dashboard.py` (`make bench`); docs/benchmarks.md holds a run's figures.
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
+from typing import NamedTuple
 
 from loopx_core.clock import iso
 from loopx_core.dashboard.security import Guard
+from loopx_core.dashboard.watch import RACY_NS
 from loopx_core.kernel.algebra import StepKind
 from loopx_core.models.records import (
     AgentEntry,
@@ -39,7 +43,7 @@ from loopx_core.ops import todos
 from loopx_core.settlement.steps import TurnContext
 from loopx_core.settlement.turns import begin_turn, settle_steps
 from loopx_core.store.base import Store
-from loopx_core.store.choice import open_target, record
+from loopx_core.store.choice import open_store, open_target, record
 from loopx_core.store.snapshot import GoalDump, Snapshot
 from tests.browser import served_cli
 from tests.conftest import T0
@@ -51,6 +55,9 @@ EVENTS = int(os.environ.get("BENCH_EVENTS", "100000"))
 AGENTS = 10
 TURNS = 20
 PAGES = ("/", "/goals/g000", "/agents")
+BUDGETS = {"/": 150, "/goals/g000": 50}
+"""Issue 28: median full render, ms (the agents page has none)."""
+IDLE_SECONDS = float(os.environ.get("BENCH_IDLE_SECONDS", "10"))
 
 
 def snapshot() -> Snapshot:
@@ -175,23 +182,39 @@ def fetch(conn: http.client.HTTPConnection, path: str, cookie: str) -> tuple[flo
     return (first - started) * 1000, (done - started) * 1000, len(body)
 
 
-def measure(kind: str, root: Path) -> list[tuple[str, str, float, float, float, float, int]]:
-    """Serve `root` and time each page."""
+class Row(NamedTuple):
+    """One page's figures on one store."""
+
+    store: str
+    page: str
+    cold: float
+    """The first render of a fresh server (nothing read yet), ms."""
+    ttfb: float
+    ttfb90: float
+    full: float
+    full90: float
+    bytes: int
+
+
+def measure(kind: str, root: Path) -> tuple[list[Row], float, float]:
+    """Serve `root`; time each page, the attention page after one goal changes, and idle CPU."""
     rows = []
     with served_cli(root, env={"LOOPX_NOW": iso(T0)}, timeout=120) as site:
         guard = Guard(site.token, loopback_only=True)
         cookie = f"{guard.cookie_name}={site.token}"
         port = int(site.base.rsplit(":", 1)[1])
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        time.sleep(RACY_NS / 1e9)  # the scenario's last writes are older than a clock tick's doubt
         for path in PAGES:
-            fetch(conn, path, cookie)  # warm: imports, template compilation, caches
+            cold = fetch(conn, path, cookie)[1]
             samples = [fetch(conn, path, cookie) for _ in range(RUNS)]
             ttfb = [s[0] for s in samples]
             full = [s[1] for s in samples]
             rows.append(
-                (
+                Row(
                     kind,
                     path,
+                    cold,
                     statistics.median(ttfb),
                     _p90(ttfb),
                     statistics.median(full),
@@ -199,8 +222,31 @@ def measure(kind: str, root: Path) -> list[tuple[str, str, float, float, float, 
                     samples[-1][2],
                 )
             )
+        todos.add_todo(open_store(root), "g050", "One goal changes", T0)
+        changed = fetch(conn, "/", cookie)[1]
         conn.close()
-    return rows
+        idle = idle_cpu(port, cookie, site.process)
+    return rows, changed, idle
+
+
+def idle_cpu(port: int, cookie: str, process: object) -> float:
+    """Percent of one core the server uses over IDLE_SECONDS with a page open and nothing changing."""
+    stream = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    stream.request("GET", "/events", headers={"Cookie": cookie})
+    reply = stream.getresponse()
+    reply.readline()  # the stream is open: the watcher now polls
+    stat = Path(f"/proc/{process.pid}/stat")  # type: ignore[attr-defined]
+
+    def cpu() -> float:
+        fields = stat.read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    time.sleep(2)
+    before, started = cpu(), time.perf_counter()
+    time.sleep(IDLE_SECONDS)
+    used, wall = cpu() - before, time.perf_counter() - started
+    stream.close()
+    return 100 * used / wall
 
 
 def _p90(values: list[float]) -> float:
@@ -213,13 +259,16 @@ def main() -> None:
 
     base = Path(tempfile.mkdtemp(prefix="loopx-bench-dashboard-", dir=os.environ.get("TMPDIR")))
     cluster = start_cluster()
-    rows = []
+    rows: list[Row] = []
+    extra: dict[str, tuple[float, float]] = {}
     try:
         for kind in ("files", "postgresql"):
             started = time.perf_counter()
             build(kind, base / kind, cluster)
             print(f"{kind}: scenario written in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-            rows += measure(kind, base / kind)
+            pages, changed, idle = measure(kind, base / kind)
+            rows += pages
+            extra[kind] = (changed, idle)
     finally:
         stop_cluster(cluster)
         import shutil
@@ -228,10 +277,27 @@ def main() -> None:
     print(
         f"\n{GOALS} goals x {TODOS} todos, {EVENTS:,} ledger events, {TURNS} turns; median (p90) of {RUNS} runs\n"
     )
-    print("| store | page | first byte ms | full render ms | bytes |")
-    print("|---|---|---|---|---|")
-    for kind, path, ttfb, ttfb90, full, full90, size in rows:
-        print(f"| {kind} | `{path}` | {ttfb:.0f} ({ttfb90:.0f}) | {full:.0f} ({full90:.0f}) | {size:,} |")
+    print("| store | page | first render ms | first byte ms | full render ms | bytes |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r.store} | `{r.page}` | {r.cold:.0f} | {r.ttfb:.0f} ({r.ttfb90:.0f}) "
+            f"| {r.full:.0f} ({r.full90:.0f}) | {r.bytes:,} |"
+        )
+    print()
+    for kind, (changed, idle) in extra.items():
+        print(
+            f"{kind}: attention page after one goal changes {changed:.0f} ms; idle page open {idle:.2f} % of a core"
+        )
+    print()
+    for r in rows:
+        budget = BUDGETS.get(r.page)
+        if budget is not None:
+            verdict = "met" if r.full <= budget else "NOT met"
+            print(f"budget {r.store} `{r.page}` full render <= {budget} ms: {r.full:.0f} ms, {verdict}")
+    for kind, (_, idle) in extra.items():
+        verdict = "met" if idle <= 1 else "NOT met"
+        print(f"budget {kind} idle page <= 1 % of a core: {idle:.2f} %, {verdict}")
 
 
 if __name__ == "__main__":

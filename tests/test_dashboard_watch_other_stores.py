@@ -3,7 +3,7 @@
 A plugin's store is seen only through the `Store` protocol: its fingerprint is taken from the
 registry, each goal's version and history length, and the heartbeats. It must stay the same
 while nothing changes, change when a goal, the registry or a heartbeat changes, keep a damaged
-goal in it as that goal's error (so the page, not the watcher, shows it), and through `safe`
+goal in it as that goal's error (so the page, not the watcher, shows it), and through `safe_tokens`
 an unreadable store has a fingerprint of its own instead of killing the watcher.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from loopx_core.dashboard.watch import fingerprinter, safe
+from loopx_core.dashboard.watch import fingerprinter, safe_tokens, tokener
 from loopx_core.store.files import FileStore
 from tests.conftest import Cli, Project
 
@@ -57,7 +57,8 @@ def test_a_damaged_goal_is_part_of_the_fingerprint_not_an_error(cli: Cli, projec
 
 def test_an_unreadable_store_has_a_fingerprint_of_its_own(tmp_path: Path) -> None:
     (tmp_path / "bare").mkdir()
-    take = safe(fingerprinter(ProtocolStore(tmp_path / "bare")))
-    assert take() == "error:NotFoundError" == take()
+    take = safe_tokens(tokener(ProtocolStore(tmp_path / "bare")))
+    assert take().registry == "error:NotFoundError" == take().registry
+    assert take().goals == {}  # nothing a page may keep reads by
     (tmp_path / "bare/.loopx").write_text("a file where the state folder goes")
-    assert take() == "error:StateInvalidError"
+    assert take().registry == "error:StateInvalidError"

@@ -9,7 +9,9 @@ the CLI's own op (`actions`). No request ever answers with a traceback: a bad go
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,7 @@ from loopx_core.clock import now
 from loopx_core.dashboard import actions, views
 from loopx_core.dashboard.render import render
 from loopx_core.dashboard.security import Guard, local_path, without_token
-from loopx_core.dashboard.watch import POLL_SECONDS, Watcher, fingerprinter, safe
+from loopx_core.dashboard.watch import POLL_SECONDS, Tokens, Watcher, safe_tokens, tokener
 from loopx_core.errors import EXIT_CODES, ExitCode, LoopxError, NotFoundError, UsageError
 from loopx_core.store.base import Store
 
@@ -78,13 +80,21 @@ def status_of(error: LoopxError) -> int:
 
 
 class Dashboard:
-    """One launch: its store, guard and watcher."""
+    """One launch: its store, guard, watcher and the reads its pages keep (`views.ReadCache`)."""
 
     def __init__(self, store: Store, guard: Guard, *, poll_seconds: float = POLL_SECONDS) -> None:
         self.store = store
         self.guard = guard
-        self.fingerprint = safe(fingerprinter(store))
-        self.watcher = Watcher(self.fingerprint, poll_seconds=poll_seconds)
+        self.tokens = safe_tokens(tokener(store))
+        self.cache = views.ReadCache()
+        self._renewing = threading.Lock()
+        self.watcher = Watcher(lambda: self.tokens().fingerprint, poll_seconds=poll_seconds)
+
+    def page_tokens(self) -> Tokens:
+        """The store's tokens as a page starts (what it may keep reads by)."""
+        tokens = self.tokens()
+        with self._renewing:
+            return self.cache.renew(tokens)
 
     def context(self, request: Request, nav: str) -> dict[str, Any]:
         """What every page needs: navigation, CSRF field, the render-time fingerprint, a notice."""
@@ -127,8 +137,11 @@ class Dashboard:
         """The attention queue across goals."""
 
         async def work() -> Response:
-            fp = await run_in_threadpool(self.fingerprint)
-            data = await run_in_threadpool(views.attention_page, self.store, now())
+            tokens = await run_in_threadpool(self.page_tokens)
+            fp = tokens.fingerprint
+            data = await run_in_threadpool(
+                functools.partial(views.attention_page, self.store, now(), cache=self.cache, tokens=tokens)
+            )
             return self.page(request, "attention.html", "attention", {**data, "fp": fp})
 
         return await self.guarded(request, work)
@@ -138,8 +151,13 @@ class Dashboard:
         goal_id = request.path_params["goal_id"]
 
         async def work() -> Response:
-            fp = await run_in_threadpool(self.fingerprint)
-            data = await run_in_threadpool(views.goal_page, self.store, goal_id, now())
+            tokens = await run_in_threadpool(self.page_tokens)
+            fp = tokens.fingerprint
+            data = await run_in_threadpool(
+                functools.partial(
+                    views.goal_page, self.store, goal_id, now(), cache=self.cache, tokens=tokens
+                )
+            )
             return self.page(request, "goal.html", "goal", {**data, "fp": fp})
 
         return await self.guarded(request, work)
@@ -148,8 +166,11 @@ class Dashboard:
         """Agents and hosts."""
 
         async def work() -> Response:
-            fp = await run_in_threadpool(self.fingerprint)
-            data = await run_in_threadpool(views.agents_page, self.store, now())
+            tokens = await run_in_threadpool(self.page_tokens)
+            fp = tokens.fingerprint
+            data = await run_in_threadpool(
+                functools.partial(views.agents_page, self.store, now(), cache=self.cache, tokens=tokens)
+            )
             return self.page(request, "agents.html", "agents", {**data, "fp": fp})
 
         return await self.guarded(request, work)

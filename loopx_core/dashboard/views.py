@@ -8,19 +8,21 @@ recomputes a rule the CLI applies, so the two cannot disagree.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
 from loopx_core.clock import iso
 from loopx_core.dashboard.charts import QuotaChart, quota_chart
+from loopx_core.dashboard.watch import Tokens
 from loopx_core.decide.assess import assess
 from loopx_core.decide.packet import load_inputs
 from loopx_core.decide.scope import lease_live, ordered, scope_refusal
 from loopx_core.errors import LoopxError, NotFoundError
 from loopx_core.ids import is_valid_id
 from loopx_core.kernel.inspection import inspect
-from loopx_core.models.records import GoalState, Registry, Todo
+from loopx_core.models.records import GoalState, LedgerEvent, Registry, Todo
 from loopx_core.ops.health import last_beat, liveness
 from loopx_core.status import WHO_ACTS, attention
 from loopx_core.store.base import Store
@@ -74,70 +76,137 @@ def _agents_of(state: GoalState) -> set[str]:
     return {t.claimed_by for t in state.todos if t.claimed_by} | set(state.open_turns)
 
 
+KEPT = frozenset({"registry", "goal", "scheduler", "history"})
+"""What a page may keep (with the ledger's tail, `PageReads.ledger_since`): what a goal's token
+covers exactly on every store. Journals and runs are many, rewritten in place by many paths,
+and a page reads few of them (open turns, the last 20): they are read by each page."""
+
+
+class ReadCache:
+    """Records earlier pages read, each kept while its goal's (or the registry's) token stays.
+
+    A page takes the store's `Tokens` first and reads after, so a record written between the
+    two is kept under the old token and read again by the next page: never shown stale past a
+    change. Goals without a token (a plugin's store) are read by every page.
+    """
+
+    def __init__(self) -> None:
+        self.tokens = Tokens(None, {})
+        self.entries: dict[tuple[object, ...], tuple[object, object]] = {}
+
+    def renew(self, tokens: Tokens) -> Tokens:
+        """Start a page at `tokens`: forget what belongs to a goal that changed or went."""
+        if tokens.registry != self.tokens.registry:
+            self.entries = {k: v for k, v in self.entries.items() if k[1] is not None}
+        moved = {g for g, t in self.tokens.goals.items() if tokens.goals.get(g) != t}
+        if moved:
+            self.entries = {k: v for k, v in self.entries.items() if k[1] not in moved}
+        self.tokens = tokens
+        return tokens
+
+
 class PageReads:
     """A read-only view of a store for one page: each record is read (and validated) once.
 
     The attention queue, liveness and the page's own extras all read the same goal states;
-    within one page render they share one read. Writes are not offered: a page never writes.
+    within one page render they share one read, and with a `ReadCache` later pages share it
+    while the goal is unchanged. Writes are not offered: a page never writes.
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, cache: ReadCache | None = None, tokens: Tokens | None = None) -> None:
         self._store = store
         self.root = store.root
         self.label = store.label
-        self._cache: dict[tuple[object, ...], object] = {}
+        self._page: dict[tuple[object, ...], object] = {}
+        self._kept = cache.entries if cache is not None and tokens is not None else None
+        self._tokens = tokens
+
+    def _token(self, goal_id: str | None) -> object:
+        """The token reads of `goal_id` (None: the registry) may be kept by; None: not kept."""
+        if self._tokens is None or goal_id in self._tokens.racy:
+            return None
+        return self._tokens.registry if goal_id is None else self._tokens.goals.get(goal_id)
 
     def _once(self, key: tuple[object, ...], read: Any) -> Any:
-        if key not in self._cache:
-            try:
-                self._cache[key] = read()
-            except LoopxError as exc:
-                self._cache[key] = exc
-        value = self._cache[key]
+        """`read()` once per page (errors too), and across pages while the key's goal is unchanged.
+
+        `key[1]` is the goal the record belongs to (None: the registry).
+        """
+        if key not in self._page:
+            token = self._token(key[1]) if key[0] in KEPT else None  # type: ignore[arg-type]
+            kept = self._kept.get(key) if self._kept is not None and token is not None else None
+            if kept is not None and kept[0] == token:
+                self._page[key] = kept[1]
+            else:
+                try:
+                    self._page[key] = value = read()
+                except LoopxError as exc:
+                    self._page[key] = exc
+                else:
+                    if self._kept is not None and token is not None:
+                        self._kept[key] = (token, value)
+        value = self._page[key]
         if isinstance(value, LoopxError):
             raise value
         return value
 
     def read_registry(self) -> Registry:
-        """The registry (read once)."""
-        return self._once(("registry",), self._store.read_registry)
+        """The registry."""
+        return self._once(("registry", None), self._store.read_registry)
 
     def read_goal(self, goal_id: str) -> GoalState:
-        """A goal's state (read once)."""
+        """A goal's state."""
         return self._once(("goal", goal_id), lambda: self._store.read_goal(goal_id))
 
     def read_scheduler(self, goal_id: str) -> Any:
-        """A goal's scheduler state (read once)."""
+        """A goal's scheduler state."""
         return self._once(("scheduler", goal_id), lambda: self._store.read_scheduler(goal_id))
 
     def read_history(self, goal_id: str, *, last: int | None = None) -> Any:
-        """A goal's run history (read once per `last`)."""
+        """A goal's run history (per `last`)."""
         return self._once(("history", goal_id, last), lambda: self._store.read_history(goal_id, last=last))
 
     def read_journal(self, goal_id: str, turn_key: str) -> Any:
-        """A turn journal (read once)."""
+        """A turn journal (read by each page: a goal's token does not cover its journals)."""
         return self._once(("journal", goal_id, turn_key), lambda: self._store.read_journal(goal_id, turn_key))
 
-    def ledger_since(self, goal_id: str, since: datetime) -> Any:
-        """The ledger tail (not cached: each caller asks its own window)."""
-        return self._store.ledger_since(goal_id, since)
-
     def read_run(self, goal_id: str, run_id: str) -> dict[str, Any]:
-        """One run's record."""
-        return self._store.read_run(goal_id, run_id)
+        """One run's record (read by each page, as journals are)."""
+        return self._once(("run", goal_id, run_id), lambda: self._store.read_run(goal_id, run_id))
+
+    def ledger_since(self, goal_id: str, since: datetime) -> list[LedgerEvent]:
+        """The ledger tail from `since`: a kept tail read from no later than `since` is filtered.
+
+        The clock only moves forward, so each page's window starts at or after the last one's.
+        """
+        kept = self._kept.get(("ledger", goal_id)) if self._kept is not None else None
+        token = self._token(goal_id)
+        if kept is not None and token is not None and kept[0] == token:
+            start, events = cast(tuple[datetime, list[LedgerEvent]], kept[1])
+            if since >= start:
+                return events[bisect_left(events, since, key=lambda e: e.at) :]
+        events = self._store.ledger_since(goal_id, since)
+        if self._kept is not None and token is not None:
+            self._kept[("ledger", goal_id)] = (token, (since, events))
+        return events
 
 
-def page_reads(store: Store) -> Store:
+def page_reads(store: Store, cache: ReadCache | None = None, tokens: Tokens | None = None) -> Store:
     """`store` seen through one page's `PageReads` (typed as the store it stands for, reads only)."""
-    return cast(Store, PageReads(store))
+    return cast(Store, PageReads(store, cache, tokens))
 
 
 # -- attention queue -------------------------------------------------------------------------------
 
 
-def attention_page(store: Store, now: datetime) -> dict[str, Any]:
-    """Every goal in the attention order, with open gates, asks, stalled loops and heartbeats."""
-    store = page_reads(store)
+def attention_page(
+    store: Store, now: datetime, *, cache: ReadCache | None = None, tokens: Tokens | None = None
+) -> dict[str, Any]:
+    """Every goal in the attention order, with open gates, asks, stalled loops and heartbeats.
+
+    `cache`, `tokens`: reads earlier pages made, kept while their goal's token is unchanged.
+    """
+    store = page_reads(store, cache, tokens)
     registry = store.read_registry()
     rows = attention(store, now)
     agents = [row.to_json() for row in liveness(store, now)]
@@ -222,9 +291,16 @@ def require_goal_id(goal_id: str) -> str:
     return goal_id
 
 
-def goal_page(store: Store, goal_id: str, now: datetime) -> dict[str, Any]:
+def goal_page(
+    store: Store,
+    goal_id: str,
+    now: datetime,
+    *,
+    cache: ReadCache | None = None,
+    tokens: Tokens | None = None,
+) -> dict[str, Any]:
     """One goal: its state and reason, quota chart, board, gates, health, asks, turns and runs."""
-    store = page_reads(store)
+    store = page_reads(store, cache, tokens)
     registry = store.read_registry()
     goal = registry.goals.get(require_goal_id(goal_id))
     if goal is None:
@@ -326,10 +402,15 @@ def timeline(
 
 
 def agents_page(
-    store: Store, now: datetime, *, facades: list[dict[str, Any]] | None = None
+    store: Store,
+    now: datetime,
+    *,
+    facades: list[dict[str, Any]] | None = None,
+    cache: ReadCache | None = None,
+    tokens: Tokens | None = None,
 ) -> dict[str, Any]:
     """Every agent: capabilities, host, cadence, liveness, last heartbeat and current turn."""
-    reads = page_reads(store)
+    reads = page_reads(store, cache, tokens)
     registry = reads.read_registry()
     live = {row.agent_id: row.to_json() for row in liveness(reads, now)}
     current: dict[str, list[dict[str, Any]]] = {a: [] for a in registry.agents}

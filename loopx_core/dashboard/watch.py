@@ -1,10 +1,13 @@
 """Live updates: notice when the store changes, and tell every open page (server-sent events).
 
-A fingerprint is cheap to take and changes whenever state does. The file store: the size and
-modification time of every state file (registry, each goal's state, ledger, history,
-scheduler, its turns folder) and heartbeat. PostgreSQL: one query over the tables' versions
-and counts, plus the heartbeats (they are files on every machine). The watcher polls it only
-while some page listens, and bumps a generation number each time it moves.
+The store's `Tokens` are cheap to take and change whenever state does: one token for the
+registry, one per goal, one for the heartbeats. The file store: the inode, modification time
+and size of every state file (registry, each goal's state, ledger, history, runs, scheduler,
+its turns folder) and heartbeat. PostgreSQL: one query over each goal's version, newest event
+and history line, its scheduler's row version and its number of runs and journals, plus the
+heartbeats (they are files on every machine). A page keeps what it read of a goal while that goal's token stays (`views`);
+the watcher polls the fingerprint (all tokens) only while some page listens, and bumps a
+generation number each time it moves.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ import asyncio
 import contextlib
 import hashlib
 import os
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from loopx_core.errors import LoopxError
 from loopx_core.models import codec
@@ -23,29 +28,60 @@ from loopx_core.store.files import STATE_DIR, FileStore
 
 POLL_SECONDS = 1.0
 KEEPALIVE_SECONDS = 15.0
-GOAL_FILES = ("state.json", "events.jsonl", "scheduler.json", "runs/index.jsonl", "turns")
+GOAL_FILES = ("state.json", "events.jsonl", "scheduler.json", "runs/index.jsonl", "runs", "turns")
 
-PG_FINGERPRINT = """
-SELECT md5(coalesce((SELECT doc::text FROM loopx_registry), '')),
-       (SELECT coalesce(sum(version), 0) FROM loopx_goals),
-       (SELECT count(*) FROM loopx_goals),
-       (SELECT count(*) FROM loopx_events),
-       (SELECT count(*) FROM loopx_run_index),
-       (SELECT count(*) FROM loopx_journals),
-       (SELECT md5(coalesce(string_agg(doc::text, '' ORDER BY goal_id), '')) FROM loopx_scheduler)
+PG_TOKENS = """
+SELECT NULL, (SELECT xmin::text FROM loopx_registry)
+UNION ALL
+SELECT g.goal_id, concat_ws(':', g.version, g.xmin::text,
+       (SELECT max(seq) FROM loopx_events e WHERE e.goal_id = g.goal_id),
+       (SELECT max(position) FROM loopx_run_index r WHERE r.goal_id = g.goal_id),
+       (SELECT xmin::text FROM loopx_scheduler s WHERE s.goal_id = g.goal_id),
+       (SELECT count(*) FROM loopx_runs r WHERE r.goal_id = g.goal_id),
+       (SELECT count(*) FROM loopx_journals j WHERE j.goal_id = g.goal_id))
+FROM loopx_goals g
 """
+"""The registry's row version, then per goal: version and row version, newest event (the ledger
+is append-only), newest history line, scheduler's row version (what a page keeps), and the
+number of runs and journals (new turns for the watcher: pages read those afresh). Each
+sub-select is a primary-key index probe, never a scan of the ledger."""
 
 
-def _stat(path: Path) -> tuple[int, int]:
+class Tokens(NamedTuple):
+    """What identifies the store's content now: equal tokens, equal content."""
+
+    registry: object
+    goals: dict[str, object]
+    """A token per goal whose content can be told by one (a store offering none has no entry)."""
+    heartbeats: object = None
+    racy: frozenset[str | None] = frozenset()
+    """Goals (None: the registry) whose token was taken too soon after a write to tell two
+    contents apart: a page reads them afresh (`RACY_NS`)."""
+
+    @property
+    def fingerprint(self) -> str:
+        """All tokens as one string: it moves whenever any part of the store does."""
+        parts = (self.registry, sorted(self.goals.items()), self.heartbeats)
+        return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+RACY_NS = 2_000_000_000
+"""A file modified this recently may be modified again within the same clock tick, at the same
+size (file times come from a coarse clock), so its stat does not yet identify its content:
+git's "racily clean" rule. Two seconds also covers a network file system's clock skew."""
+
+
+def _stat(path: Path) -> tuple[int, int, int]:
     try:
         info = path.stat()
     except OSError:
-        return (0, -1)
-    return (info.st_mtime_ns, info.st_size)
+        return (0, 0, -1)
+    # the inode too: an atomic replace is a new file even within one clock tick, at the same size
+    return (info.st_ino, info.st_mtime_ns, info.st_size)
 
 
 def heartbeats_fingerprint(root: Path) -> list[tuple[str, int, int]]:
-    """Every heartbeat file's name and modification time."""
+    """Every heartbeat file's name, modification time and size."""
     folder = root / STATE_DIR / "heartbeats"
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
@@ -59,31 +95,37 @@ def heartbeats_fingerprint(root: Path) -> list[tuple[str, int, int]]:
     return out
 
 
-def files_fingerprint(store: FileStore) -> str:
-    """The file store's fingerprint: (mtime, size) of every state file."""
+def files_tokens(store: FileStore) -> Tokens:
+    """The file store's tokens: (inode, mtime, size) of every state file."""
     state = store.root / STATE_DIR
-    parts: list[object] = [_stat(state / "registry.json")]
     goals = state / "goals"
     try:
         folders = sorted(e.name for e in os.scandir(goals) if e.is_dir())
     except OSError:
         folders = []
-    for name in folders:
-        parts.append(name)
-        parts += [_stat(goals / name / f) for f in GOAL_FILES]
-    parts.append(heartbeats_fingerprint(store.root))
-    return hashlib.sha256(repr(parts).encode()).hexdigest()
+    settled = time.time_ns() - RACY_NS
+    registry = _stat(state / "registry.json")
+    tokens = {name: tuple(_stat(goals / name / f) for f in GOAL_FILES) for name in folders}
+    racy: set[str | None] = {name for name, token in tokens.items() if max(t[1] for t in token) > settled}
+    if registry[1] > settled:
+        racy.add(None)
+    return Tokens(registry, tokens, heartbeats_fingerprint(store.root), frozenset(racy))
 
 
-def postgres_fingerprint(store: Store) -> str:
-    """The PostgreSQL store's fingerprint: one query over versions and counts, and the heartbeats."""
+def postgres_tokens(store: Store) -> Tokens:
+    """The PostgreSQL store's tokens: one query (`PG_TOKENS`), and the heartbeats."""
     session = store.session  # type: ignore[attr-defined]
-    row = session.read(lambda conn: conn.execute(PG_FINGERPRINT).fetchone())
-    return hashlib.sha256(repr((row, heartbeats_fingerprint(store.root))).encode()).hexdigest()
+    rows = session.read(lambda conn: conn.execute(PG_TOKENS).fetchall())
+    registry = next((token for goal_id, token in rows if goal_id is None), None)
+    goals = {goal_id: token for goal_id, token in rows if goal_id is not None}
+    return Tokens(registry, goals, heartbeats_fingerprint(store.root))
 
 
-def protocol_fingerprint(store: Store) -> str:
-    """Any other store: the registry and each goal's version, through the Store protocol."""
+def protocol_tokens(store: Store) -> Tokens:
+    """Any other store: the registry and each goal's version, through the Store protocol.
+
+    Its goals have no token a page may keep reads by (a version does not cover the ledger).
+    """
     registry = store.read_registry()
     parts: list[object] = [codec.line(registry)]
     for goal_id in sorted(registry.goals):
@@ -91,36 +133,44 @@ def protocol_fingerprint(store: Store) -> str:
             parts.append((goal_id, store.read_goal(goal_id).version, len(store.read_history(goal_id))))
         except LoopxError as exc:
             parts.append((goal_id, exc.message))
-    parts.append(heartbeats_fingerprint(store.root))
-    return hashlib.sha256(repr(parts).encode()).hexdigest()
+    return Tokens(parts, {}, heartbeats_fingerprint(store.root))
+
+
+def tokener(store: Store) -> Callable[[], Tokens]:
+    """The cheapest way this store offers to take its tokens."""
+    if isinstance(store, FileStore):
+        return lambda: files_tokens(store)
+    if hasattr(store, "session"):
+        return lambda: postgres_tokens(store)
+    return lambda: protocol_tokens(store)
 
 
 def fingerprinter(store: Store) -> Callable[[], str]:
-    """The cheapest fingerprint this store offers."""
-    if isinstance(store, FileStore):
-        return lambda: files_fingerprint(store)
-    if hasattr(store, "session"):
-        return lambda: postgres_fingerprint(store)
-    return lambda: protocol_fingerprint(store)
+    """The store's fingerprint (all its tokens as one string); it never raises."""
+    take = safe_tokens(tokener(store))
+    return lambda: take().fingerprint
 
 
-def safe(fingerprint: Callable[[], str]) -> Callable[[], str]:
-    """A fingerprint that never raises: an unreadable store has a fingerprint of its own."""
+def safe_tokens(take: Callable[[], Tokens]) -> Callable[[], Tokens]:
+    """Tokens that never raise: an unreadable store has tokens of its own, and no goal's."""
 
-    def take() -> str:
+    def taken() -> Tokens:
         try:
-            return fingerprint()
+            return take()
         except Exception as exc:  # a broken store is shown by the page, not by the watcher dying
-            return f"error:{type(exc).__name__}"
+            return Tokens(f"error:{type(exc).__name__}", {})
 
-    return take
+    return taken
 
 
 class Watcher:
-    """Polls a fingerprint while pages listen; each change bumps `generation` and wakes them."""
+    """Polls a fingerprint while pages listen; each change bumps `generation` and wakes them.
+
+    `fingerprint` must never raise (`fingerprinter`'s does not).
+    """
 
     def __init__(self, fingerprint: Callable[[], str], *, poll_seconds: float = POLL_SECONDS) -> None:
-        self.fingerprint = safe(fingerprint)
+        self.fingerprint = fingerprint
         self.poll_seconds = poll_seconds
         self.generation = 0
         self.listeners = 0
