@@ -14,7 +14,6 @@ cannot yet tell two contents apart; a test below shows that rule.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
@@ -160,27 +159,30 @@ steps = st.lists(st.tuples(st.sampled_from(OPS), st.sampled_from(GOALS), st.inte
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(script=steps)
-def test_kept_reads_equal_fresh_reads_on_the_file_store(script: list[Step]) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder)
-        store = FileStore(root)
-        store.init()
-        scenario = Scenario(store, aged(root))
-        scenario.age()
+def test_kept_reads_equal_fresh_reads_on_the_file_store(
+    tmp_path_factory: pytest.TempPathFactory, script: list[Step]
+) -> None:
+    root = tmp_path_factory.mktemp("kept")
+    store = FileStore(root)
+    store.init()
+    scenario = Scenario(store, aged(root))
+    scenario.age()
+    scenario.pages_agree()
+    for step in script:
+        scenario.apply(*step)
         scenario.pages_agree()
-        for step in script:
-            scenario.apply(*step)
-            scenario.pages_agree()
-            scenario.pages_agree()  # the second page reads nothing again, and agrees too
+        scenario.pages_agree()  # the second page reads nothing again, and agrees too
 
 
 @pytest.fixture
-def team_store(tmp_path: Path, pg_cluster: Cluster) -> Iterator[Callable[[], tuple[Store, str]]]:
+def team_store(
+    tmp_path_factory: pytest.TempPathFactory, pg_cluster: Cluster
+) -> Iterator[Callable[[], tuple[Store, str]]]:
     """A factory of fresh PostgreSQL stores (one schema each) and their DSNs, closed at the end."""
     opened: list[Store] = []
 
     def fresh() -> tuple[Store, str]:
-        root = Path(tempfile.mkdtemp(dir=tmp_path))
+        root = tmp_path_factory.mktemp("team")
         dsn = pg_cluster.fresh_schema()
         store = open_target(root, dsn)
         store.init()
