@@ -81,6 +81,7 @@ mutate: $(STAMP)
 bench: $(STAMP)
 	bash scripts/postgres.sh --quiet
 	$(BIN)/python benchmarks/hot_path.py
+	$(BIN)/python benchmarks/commands.py
 	$(BIN)/python benchmarks/mcp_loop.py
 	$(BIN)/python benchmarks/dashboard.py
 
