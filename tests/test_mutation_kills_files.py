@@ -1,7 +1,6 @@
 """Kills the survivors of `make mutate MODULES=loopx_core/store/files.py` (docs/testing.md).
 
-The run records and the run history were read in-process only through the lean reads (a
-tick's), and every id check through `loopx` subprocesses: here `FileStore`'s own reads are
+The run records and the run history were read in-process only through a tick's reads, and every id check through `loopx` subprocesses: here `FileStore`'s own reads are
 asked for each answer and each refusal.
 """
 

@@ -42,7 +42,7 @@ BUDGETS = {
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
-    """`loopx ARGV` in this process (the lean entry, as a host runs it): its JSON answer."""
+    """`loopx ARGV` in this process (the console script's entry, as a host runs it): its JSON answer."""
     with pytest.raises(SystemExit) as done:
         main(argv)
     out = capsys.readouterr().out

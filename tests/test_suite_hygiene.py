@@ -56,6 +56,5 @@ def test_temporary_folders_are_made_inside_pytests_temporary_root() -> None:
 
 SHORT_PATHS = {
     "tests/pg.py": "a PostgreSQL socket path must stay under 108 bytes; it removes its folder",
-    "tests/test_postgres_lean_transport.py": "the password server's socket path, as tests/pg.py's; removed after",
 }
 """Modules allowed a temporary folder outside pytest's (each cleans up after itself)."""

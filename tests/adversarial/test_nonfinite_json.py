@@ -2,8 +2,8 @@
 
 They are not JSON. Before, both readers accepted one inside a journal's receipt or host
 result; the next rewrite stored `null` in its place (the file changed without a word) and
-the CLI refused to print it as an internal error. Now every reader refuses such a file the
-same way (the pydantic read and the lean read: `StateInvalidError`, same message, exit 4),
+the CLI refused to print it as an internal error. Now the one reader refuses such a file
+(`StateInvalidError`, exit 4),
 and a command that meets it leaves every byte as it was. Finite numbers in the same places
 stay accepted, with the same values.
 """

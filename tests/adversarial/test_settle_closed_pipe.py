@@ -1,6 +1,6 @@
 """A settlement command whose output pipe is closed says so in one line, as the hot commands do.
 
-The class: every lean settlement command (cli/lean_settle.py), answering or refusing, run as
+The class: every settlement command (cli/settle.py), answering or refusing, run as
 the process with a stdout whose reader has gone. An answer that cannot be delivered is
 `READER_GONE` on stderr and exit 1 (never "internal error: BrokenPipeError", never Python's
 "Exception ignored" block); a refusal keeps its own line and its exit code.

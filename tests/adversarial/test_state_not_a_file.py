@@ -5,11 +5,10 @@ index, turn journal, scheduler state, store choice, run record, a kept `.prev`) 
 each kind of non-file (a real FIFO, a socket, a link to /dev/zero or /dev/null, a folder, a
 loop of links, a link to nothing, a sparse file over the size cap). Through the CLI (a
 subprocess with a timeout: a FIFO once hung every command, /dev/zero ran out of memory), a
-tick's lean readers (`quota should-run`), a settlement command (`writeback`, the lean
-settlement store) and the doctor: no command blocks, each answers a documented exit code
+tick (`quota should-run`), a settlement command (`writeback`) and the doctor: no command blocks, each answers a documented exit code
 with one line naming the file's shown path, refuses with exit 4 where it reads the file,
 and writes nothing. In-process, each reader of the store (`read_bytes`, `reverse_lines`,
-the lean readers, the receipt index, run records, the whole-store read) raises the same
+the receipt index, run records, the whole-store read) raises the same
 `NotAFileError` under an alarm, so a reader that blocks fails instead of hanging the suite.
 """
 

@@ -2,11 +2,11 @@
 
 The class: any word of the command line (or `LOOPX_ROOT`) made of bytes that are not UTF-8,
 which Python decodes to lone surrogates that no file, packet or JSON can hold. Every command
-(typer's path and the lean entries alike) is refused at cli/entry.py's `main`: exit 2 (1 for a
+(the tick's argparse words and typer's commands alike) is refused at cli/entry.py's `main`: exit 2 (1 for a
 hook, which hosts read 2 as "block"), one line naming the word's position (and its option),
 the word shown with its bad bytes escaped (`\\xff`), no traceback, no absolute path, and the
 project left byte for byte as it was. Generated: random bytes at a random place of a random
-word of real commands, run through the real console script (lean entries on, or all typer).
+word of real commands, run through the real console script.
 """
 
 from __future__ import annotations
