@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from loopx_core.decide import scope
-from loopx_core.errors import ConflictError, LoopxError, NotFoundError, RefusedError, UsageError
+from loopx_core.errors import (
+    ConflictError,
+    LoopxError,
+    NotFoundError,
+    RefusedError,
+    SettlementError,
+    UsageError,
+)
 from loopx_core.ids import check_id
 from loopx_core.models.domain import check, check_optional
 from loopx_core.models.identity import SettlementIdentity
@@ -218,6 +225,8 @@ def complete_todo(
             if todo.claimed_by != agent_id:
                 raise ConflictError(f"todo {todo_id!r} is not claimed by {agent_id!r}: claim it first")
         holder = todo.claimed_by
+        if holder is not None:
+            _refuse_unsettled_turn(store, state, goal_id, holder, todo_id)
         todo.evidence.extend(e.strip() for e in evidence or [] if e.strip())
         todo.end_claim("done", now)
         if holder is not None:
@@ -225,6 +234,32 @@ def complete_todo(
         return todo
 
     return store.update_goal(goal_id, change)
+
+
+def _refuse_unsettled_turn(store: Store, state: GoalState, goal_id: str, agent_id: str, todo_id: str) -> None:
+    """Work an open turn is advancing completes through that turn's settlement, never beside it.
+
+    Completing it directly would settle the work with nothing charged and leave the turn to
+    fail on a lost lease. An unreadable journal raises its own error (doctor repairs it).
+    """
+    key = state.open_turns.get(agent_id)
+    if key is None:
+        return
+    journal = store.read_journal(goal_id, key)
+    if journal.status != "open" or journal.identity.get("todo_id") != todo_id:
+        return
+    where = f"-g {goal_id} -a {agent_id} -k {key}"
+    settle = (
+        "loopx turn spend"
+        if journal.phase("durable_writeback")
+        else "loopx turn writeback, then loopx turn spend"
+    )
+    raise SettlementError(
+        "writeback_missing" if journal.phase("durable_writeback") is None else "receipt_missing",
+        f"todo {todo_id!r} is advanced by agent {agent_id!r}'s open turn: settle it ({settle} {where}),"
+        f" or give it up (loopx turn cancel {where})",
+        step="complete",
+    )
 
 
 def _end_settled_turn(store: Store, state: GoalState, goal_id: str, agent_id: str, todo_id: str) -> None:
