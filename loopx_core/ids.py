@@ -33,3 +33,20 @@ def check_id(kind: str, value: str) -> str:
             "(lower case, starting with a letter or digit, no '..')"
         )
     return value
+
+
+def check_capabilities(values: list[str] | tuple[str, ...], *, option: str = "--capability") -> list[str]:
+    """Capabilities as stored and matched: each an id in lower case (`Python` is `python`),
+    blanks dropped, sorted, each once; any other word raises a one-line `UsageError`."""
+    found = set()
+    for value in values:
+        word = value.strip().lower()
+        if not word:
+            continue
+        if not is_valid_id(word):
+            raise UsageError(
+                f"invalid capability {shown_value(value)} ({option}): use 1-64 of a-z 0-9 . _ - "
+                "(any case, starting with a letter or digit, no '..')"
+            )
+        found.add(word)
+    return sorted(found)

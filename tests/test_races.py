@@ -108,7 +108,22 @@ def writeback_race(store: FileStore) -> None:
     assert store.read_journal("g", journal.turn_key).completed().count("durable_writeback") == 1
 
 
-RACES = {"claim": claim_race, "begin": begin_race, "spend": spend_race, "writeback": writeback_race}
+def grant_race(store: FileStore) -> None:
+    """The dashboard's Grant, three owners at once, each a capability: none is lost."""
+    from loopx_core.dashboard.actions import grant
+
+    caps = ("python", "web", "sql")
+    _threads(3, lambda i: grant(store, "g", {"agent_id": "a1", "capability": caps[i].upper()}, T0))
+    assert store.read_registry().agents["a1"].capabilities == sorted(caps)
+
+
+RACES = {
+    "claim": claim_race,
+    "begin": begin_race,
+    "spend": spend_race,
+    "writeback": writeback_race,
+    "grant": grant_race,
+}
 
 
 @pytest.mark.parametrize("name", sorted(RACES))
@@ -124,7 +139,7 @@ def _no_lock(path: Path, *, timeout: float | None = None) -> Iterator[None]:
     yield
 
 
-@pytest.mark.parametrize("name", ["claim", "begin", "spend"])
+@pytest.mark.parametrize("name", ["claim", "begin", "spend", "grant"])
 def test_the_window_has_teeth(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     """With the lock taken away, the same race loses an update: the window always exposes it."""
     monkeypatch.setenv("LOOPX_RACE_WINDOW", WINDOW)

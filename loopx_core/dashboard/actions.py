@@ -99,9 +99,8 @@ def grant(store: Store, goal_id: str, form: Form, now: datetime) -> str:
     """Answer an ask_owner by granting a capability: `loopx agent register` with it added."""
     agent_id = check_id("agent", field(form, "agent_id") or "")
     capability = field(form, "capability") or ""
-    entry = goals.require_agent(store.read_registry(), agent_id)
-    goals.register_agent(store, agent_id, [*entry.capabilities, capability], now)
-    return f"Granted {capability} to {agent_id}"
+    goals.grant_capabilities(store, agent_id, [capability], now)
+    return f"Granted {capability.strip().lower()} to {agent_id}"
 
 
 def rescope(store: Store, goal_id: str, form: Form, now: datetime) -> str:

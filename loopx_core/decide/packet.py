@@ -8,7 +8,7 @@ from loopx_core.clock import iso
 from loopx_core.decide.assess import Inputs, assess
 from loopx_core.decide.layers import run_layers
 from loopx_core.errors import NotFoundError, StateInvalidError
-from loopx_core.ids import check_id
+from loopx_core.ids import check_capabilities, check_id
 from loopx_core.kernel.plan import build_plan
 from loopx_core.models.identity import SettlementIdentity
 from loopx_core.quota import compute_usage, lookback
@@ -47,6 +47,10 @@ def load_inputs(
     check_id("goal", goal_id)
     if agent_id is not None:
         check_id("agent", agent_id)
+    if available_capabilities is not None:
+        available_capabilities = tuple(
+            check_capabilities(available_capabilities, option="--available-capability")
+        )
     base = Inputs(
         goal_id,
         agent_id,

@@ -7,7 +7,7 @@ from typing import Any
 
 from loopx_core import faults
 from loopx_core.errors import ConflictError, LoopxError, UsageError
-from loopx_core.ids import check_id
+from loopx_core.ids import check_capabilities, check_id
 from loopx_core.models.constants import SCHEMA_VERSION
 from loopx_core.models.domain import check, check_optional
 from loopx_core.models.records import AgentEntry, GoalEntry, GoalState, QuotaPolicy, Registry
@@ -202,7 +202,7 @@ def register_agent(
     """
     check_id("agent", agent_id)
     cadence = check_optional("--cadence-minutes", "Minutes", cadence_minutes)
-    caps = sorted({c.strip() for c in capabilities if c.strip()})
+    caps = check_capabilities(capabilities)
 
     def change(registry: Registry) -> AgentEntry:
         existing = registry.agents.get(agent_id)
@@ -220,6 +220,23 @@ def register_agent(
             updated_at=now,
         )
         registry.agents[agent_id] = entry
+        return entry
+
+    return store.update_registry(change)
+
+
+def grant_capabilities(store: Store, agent_id: str, capabilities: list[str], now: datetime) -> AgentEntry:
+    """Add capabilities to a registered agent, read and written under the registry's lock, so
+    concurrent grants and registrations never undo each other."""
+    check_id("agent", agent_id)
+    caps = check_capabilities(capabilities)
+    if not caps:
+        raise UsageError("a grant needs a capability")
+
+    def change(registry: Registry) -> AgentEntry:
+        entry = require_agent(registry, agent_id)
+        entry.capabilities = sorted({*entry.capabilities, *caps})
+        entry.updated_at = now
         return entry
 
     return store.update_registry(change)

@@ -29,11 +29,11 @@ def history(
     from loopx_core.ops.require import require_goal
 
     limit = check("--limit", "Count", limit)
-    for kind, value in (("agent", agent_id), ("todo", todo_id)):
+    for kind, value in (("goal", goal_id), ("agent", agent_id), ("todo", todo_id)):
         if value is not None:
             check_id(kind, value)
     registry = store.read_registry()
-    goals = [require_goal(registry, goal_id).goal_id] if goal_id else sorted(registry.goals)
+    goals = [require_goal(registry, goal_id).goal_id] if goal_id is not None else sorted(registry.goals)
     rows: list[dict[str, Any]] = []
     for goal in goals:
         for entry in store.read_history(goal):

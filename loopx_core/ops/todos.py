@@ -13,7 +13,7 @@ from loopx_core.errors import (
     SettlementError,
     UsageError,
 )
-from loopx_core.ids import check_id
+from loopx_core.ids import check_capabilities, check_id
 from loopx_core.models.domain import check, check_optional
 from loopx_core.models.identity import SettlementIdentity
 from loopx_core.models.records import Todo
@@ -64,6 +64,7 @@ def add_todo(
             check_id(f"{kind_name} agent", agent)
     if todo_id is not None:
         check_id("todo", todo_id)
+    capabilities = check_capabilities(required_capabilities or [])
 
     def change(state: GoalState) -> Todo:
         chosen = todo_id
@@ -79,7 +80,7 @@ def add_todo(
             title=title.strip(),
             kind=kind,
             priority=priority,
-            required_capabilities=sorted(set(required_capabilities or [])),
+            required_capabilities=capabilities,
             bound_agent=bound_agent,
             excluded_agents=sorted(set(excluded_agents or [])),
             blocks_agent=blocks_agent,
@@ -110,11 +111,14 @@ def update_todo(
     A blocked or deferred todo re-scoped is open again; a re-scoped todo is progress for a
     replan turn (`rescoped_at`).
     """
-    require_goal(store.read_registry(), goal_id)
+    check_id("goal", goal_id)
     check_id("todo", todo_id)
+    require_goal(store.read_registry(), goal_id)
     if title is not None and not title.strip():
         raise UsageError("--title must not be empty")
     priority = check_optional("--priority", "Priority", priority)
+    if excluded_agents is not None:  # an empty word clears the list, as it clears one agent
+        excluded_agents = [a for a in excluded_agents if a]
     agents = {"bound": bound_agent, "blocks": blocks_agent}
     for kind_name, agent in [*agents.items(), *(("excluded", a) for a in excluded_agents or [])]:
         if agent:
@@ -134,7 +138,7 @@ def update_todo(
         if priority is not None:
             todo.priority = priority
         if required_capabilities is not None:
-            todo.required_capabilities = sorted({c.strip() for c in required_capabilities if c.strip()})
+            todo.required_capabilities = check_capabilities(required_capabilities)
         if bound_agent is not None:
             todo.bound_agent = bound_agent or None
         if blocks_agent is not None:
@@ -171,8 +175,10 @@ def claim_todo(
     an agent that may not take it gets `RefusedError` (exit 7).
     """
 
-    require_worker(store.read_registry(), agent_id)
+    check_id("goal", goal_id)
     check_id("todo", todo_id)
+    check_id("agent", agent_id)
+    require_worker(store.read_registry(), agent_id)
     lease_minutes = check("--lease-minutes", "Minutes", lease_minutes)
     identity = SettlementIdentity(goal_id, agent_id, todo_id, turn_instance_id=f"lease-{now.timestamp():.0f}")
     result = lease_todo(store, identity, now, lease_minutes=lease_minutes)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from loopx_core import faults as fault
 from loopx_core.clock import iso
 from loopx_core.decide.scope import lease_lost
+from loopx_core.ids import check_id
 from loopx_core.kernel.algebra import FailureKind, SettlementReceipt, SettlementResult, StepKind
 from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, SETTLED_HOLD_MINUTES, hold_lease
 from loopx_core.quota import charge_slots, compute_usage, lookback
@@ -55,6 +56,10 @@ class TurnContext:
         release_on_commit: bool = True,
         host_result: dict[str, Any] | None = None,
     ) -> None:
+        check_id("goal", goal_id)
+        check_id("agent", agent_id)
+        if todo_id is not None:
+            check_id("todo", todo_id)
         self.store = store
         self.goal_id = goal_id
         self.agent_id = agent_id

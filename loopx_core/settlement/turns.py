@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from loopx_core.decide.scope import lease_lost
 from loopx_core.errors import ConflictError, NotFoundError, RefusedError, SettlementError
+from loopx_core.ids import check_id
 from loopx_core.kernel.algebra import SettlementResult, StepKind, compose
 from loopx_core.kernel.results import BASE_PLAN, turn_result
 from loopx_core.models.domain import check
@@ -44,6 +45,8 @@ def begin_turn(
     A retried begin finds the agent's open turn for the same subject and changes nothing.
     """
     lease_minutes = check("--lease-minutes", "Minutes", lease_minutes)
+    if todo_id is not None:
+        check_id("todo", todo_id)
     registry = store.read_registry()
     goal = require_goal(registry, goal_id)
     require_worker(registry, agent_id)
@@ -143,6 +146,8 @@ def cancel_turn(
     An open turn of this agent whose journal is gone (lost, or deleted by hand) is cleared
     from the goal so the agent can begin again: None says so.
     """
+    check_id("goal", goal_id)
+    check_id("agent", agent_id)
     with store.goal_lock(goal_id):
         state = store.read_goal(goal_id)  # a damaged state refuses before the journal changes
         try:

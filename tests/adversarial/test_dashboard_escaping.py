@@ -110,7 +110,9 @@ def test_every_other_field_a_user_controls_is_shown_as_text(store: FileStore, ma
         return
     agent = f"w{n}"
     goals.add_goal(store, goal_id, "escaping", T0)
-    goals.register_agent(store, agent, [text], T0, host=text.strip() or "x")
+    goals.register_agent(store, agent, [], T0, host=text.strip() or "x")
+    # Commands take capabilities as ids only; a hand-edited file may hold any text.
+    store.update_registry(lambda r: setattr(r.agents[agent], "capabilities", [text]))
     todo = todos.add_todo(store, goal_id, "settled", T0)
     journal, _ = begin_turn(store, goal_id, agent, T0, todo_id=todo.todo_id)
     ctx = TurnContext(
@@ -127,7 +129,8 @@ def test_every_other_field_a_user_controls_is_shown_as_text(store: FileStore, ma
         slots=1,
     )
     settle_steps(ctx, [StepKind.VALIDATION, StepKind.DURABLE_WRITEBACK, StepKind.QUOTA_SPEND], adapter="test")
-    blocked = todos.add_todo(store, goal_id, "blocked one", T0, required_capabilities=[text])
+    blocked = todos.add_todo(store, goal_id, "blocked one", T0)
+    store.update_goal(goal_id, lambda s: setattr(s.todo(blocked.todo_id), "required_capabilities", [text]))
     todos.block_todo(store, goal_id, blocked.todo_id, text, T0)
     context = {**CONTEXT, "done": text}
     pages = [
@@ -159,7 +162,11 @@ def test_a_form_value_is_the_stored_text_so_a_submit_writes_it_back(
     if goal_id in store.read_registry().goals:
         return
     goals.add_goal(store, goal_id, "forms", T0)
-    todos.add_todo(store, goal_id, "needs it", T0, required_capabilities=[cap.strip()])
+    todo = todos.add_todo(store, goal_id, "needs it", T0)
+    # Commands take capabilities as ids only; a hand-edited file (or an older LoopX's) may hold any text.
+    store.update_goal(
+        goal_id, lambda s: setattr(s.todo(todo.todo_id), "required_capabilities", [cap.strip()])
+    )
     html = render("goal.html", **CONTEXT, **goal_page(store, goal_id, T0))
     assert f'name="capabilities" value="{html_escape(cap.strip())}"' in html
     if visible(cap.strip()) != cap.strip():
