@@ -43,7 +43,9 @@ test: $(STAMP) lint hosts
 	bash scripts/chromium.sh --quiet
 	rm -rf $(COV_PARTS) $(COV_DIR)/.coverage && mkdir -p $(COV_PARTS)
 	$(BIN)/python scripts/coverage_startup.py $(COV_PARTS)
+	$(BIN)/python -m compileall -q loopx_core plugins installer templates
 	$(COV_ENV) $(BIN)/python -m pytest -n 2 -q; status=$$?; \
+	echo "coverage: $$(ls -A $(COV_PARTS) | wc -l) processes measured"; \
 	$(BIN)/coverage combine -q --data-file=$(COV_DIR)/.coverage $(COV_PARTS); rm -rf $(COV_PARTS); \
 	$(BIN)/python scripts/coverage_report.py $(COV_DIR)/.coverage; floor=$$?; \
 	if [ $$status -ne 0 ]; then exit $$status; fi; exit $$floor
@@ -57,6 +59,7 @@ test-pythons: hosts
 
 # The same suite without measuring, for timing and quick full runs.
 test-nocov: $(STAMP)
+	$(BIN)/python -m compileall -q loopx_core plugins installer templates
 	$(BIN)/python -m pytest -n 2 -q
 
 # The property tests with fresh random draws (`make test` draws the same ones every run, so CI

@@ -163,3 +163,15 @@ def frozen(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 from tests.wheels import loopx_wheel  # noqa: E402, F401  (a session fixture shared by the wheel tests)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked `slow` run first, longest first (`slow(seconds=N)`; stable order
+    otherwise): with `-n 2`, a minutes-long test handed out last would run alone while the
+    other worker waits."""
+
+    def weight(item: pytest.Item) -> tuple[bool, float]:
+        slow = item.get_closest_marker("slow")
+        return slow is None, -float(slow.kwargs.get("seconds", 0)) if slow else 0.0
+
+    items.sort(key=weight)

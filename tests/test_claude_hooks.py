@@ -182,6 +182,7 @@ def _session_start(root: Path) -> str:
     return out.stdout
 
 
+@pytest.mark.slow
 def test_session_start_shows_the_last_three_runs_newest_first(tmp_path: Path) -> None:
     from tests.builders import build_project
 

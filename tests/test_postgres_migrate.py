@@ -234,7 +234,7 @@ def big_ledger(root: Path, events: int) -> None:
     store.ledger_path("g").write_text("".join(lines))
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=70)
 def test_a_hundred_thousand_event_ledger_round_trips(tmp_path: Path, pg_cluster: Cluster) -> None:
     big_ledger(tmp_path / "big", 100_000)
     before = owned_files(tmp_path / "big")
@@ -282,6 +282,7 @@ def test_a_credential_in_the_target_is_refused_before_anything_moves(tmp_path: P
     assert not config_path(tmp_path / "p").exists()
 
 
+@pytest.mark.slow
 def test_init_joins_or_refuses_and_the_project_can_move_back_home(
     tmp_path: Path, pg_cluster: Cluster
 ) -> None:

@@ -306,6 +306,7 @@ def test_the_installer_shows_its_steps_on_a_terminal_and_nothing_in_a_pipe(tmp_p
     assert "planning the removal of claude-code (project scope)\u2026" in text.splitlines()
 
 
+@pytest.mark.slow
 def test_the_doctor_shows_its_steps_on_a_terminal_and_reports_the_same(tmp_path: Path) -> None:
     setup(tmp_path)
     installed = run_loopx("workflow-skills", "--install", "--surface", "claude-code", root=tmp_path)

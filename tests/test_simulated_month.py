@@ -18,6 +18,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import LOOPX_BIN
 from tests.hostsim import TICKS
 from tests.monthsim import Clock, GoalSim, Trouble
@@ -288,6 +290,7 @@ def live_month(month: Month) -> None:
             break
 
 
+@pytest.mark.slow(seconds=200)
 def test_a_simulated_month(tmp_path: Path) -> None:
     month = Month(tmp_path / "project")
     month.corrupted, month.garbage, month.repaired = False, b"", {}

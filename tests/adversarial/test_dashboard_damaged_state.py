@@ -150,6 +150,7 @@ def clean(body: str, root: Path) -> None:
     assert str(root) not in body and "/tmp/" not in body, body[-400:]
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     target=st.sampled_from(TARGETS),

@@ -167,6 +167,7 @@ phases = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     crashes=st.lists(st.tuples(phases, st.integers(0, 3000), st.integers(0, 6)), min_size=1, max_size=4),

@@ -121,6 +121,7 @@ CONTROL = st.text(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(parts=CONTROL, surface=st.sampled_from(["claude-code", "codex-app", "dsh"]))
 def test_a_loopx_command_with_a_control_character_is_refused(

@@ -377,6 +377,7 @@ def _machines_base(tmp_path_factory: pytest.TempPathFactory) -> None:
     UserEdits.base = tmp_path_factory.mktemp("edits")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("machine", [UserEdits, UserEditsAtUserScope], ids=["project", "user"])
 def test_no_user_byte_is_ever_lost(machine: type[UserEdits]) -> None:
     """Random sequences of installs, uninstalls, checks and user edits never lose a user byte."""
