@@ -186,7 +186,13 @@ def run_once(
         if packet.get("status") == "skipped":
             from loopx_core.render import packet_markdown
 
-            emit(packet, fmt, lambda p: "Skipped: should-run says " + packet_markdown(p["should_run"]))
+            emit(
+                packet,
+                fmt,
+                lambda p: (
+                    f"Skipped: {p['should_run']['recommended_action']}\n\n" + packet_markdown(p["should_run"])
+                ),
+            )
         else:
             emit_result(packet, fmt)
 

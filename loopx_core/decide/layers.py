@@ -43,12 +43,20 @@ class Decision(NamedTuple):
     replan_obligation_id: str | None = None
 
 
+PAUSED_SAYS = {
+    "goal_done": "Goal is done: nothing left to run (`loopx goal resume -g {goal} --reopen` reopens it).",
+    "goal_stopped": "Goal is stopped; `loopx goal resume -g {goal}` resumes it.",
+    "compute_zero": "Compute quota is 0 (a hard pause); `loopx goal configure -g {goal} --compute 0.5` resumes it.",
+}
+"""What a paused goal's packet says, by why it is paused: each names the command that works."""
+
+
 def base_decision(inputs: Inputs, a: Assessment) -> Decision:
     """The decision the quota state implies, before any around layer."""
     g, ag = inputs.goal_id, inputs.agent_id or "-"
     match a.state:
         case "paused":
-            return Decision("skip", False, "pause", "Goal is paused; resume it to continue.", a.reason)
+            return Decision("skip", False, "pause", PAUSED_SAYS[a.reason_codes[0]].format(goal=g), a.reason)
         case "blocked_health":
             return Decision(
                 "repair",

@@ -32,9 +32,16 @@ def next_phase(journal: TurnJournal) -> str | None:
 
 
 def turn_result(
-    journal: TurnJournal, result: SettlementResult | None = None, *, adapter: str = "cli"
+    journal: TurnJournal,
+    result: SettlementResult | None = None,
+    *,
+    adapter: str = "cli",
+    todo_done: bool = False,
 ) -> dict[str, Any]:
-    """The `loopx_turn_result_v0` packet, with next CLI actions read through the lens."""
+    """The `loopx_turn_result_v0` packet, with next CLI actions read through the lens.
+
+    `todo_done`: the turn's todo is already complete (`turn run-once` completes it), so no
+    action asks for it again."""
     identity = journal.identity
     phase = next_phase(journal)
     packet: dict[str, Any] = {
@@ -54,7 +61,7 @@ def turn_result(
         "failure": result.failure.to_json() if result and result.failure else journal.failure,
     }
     packet["summary"] = _summary(packet)
-    packet["next_cli_actions"] = _actions(journal, phase)
+    packet["next_cli_actions"] = _actions(journal, phase, todo_done)
     return packet
 
 
@@ -66,7 +73,7 @@ def _summary(p: dict[str, Any]) -> str:
     return f"turn {p['status']}; next: {p['next_phase'] or 'nothing'}"
 
 
-def _actions(journal: TurnJournal, phase: str | None) -> list[str]:
+def _actions(journal: TurnJournal, phase: str | None, todo_done: bool = False) -> list[str]:
     """Every command the turn still needs, in order (the host runs them one after another)."""
     g, a, k = journal.goal_id, journal.agent_id, journal.turn_key
     todo = journal.identity.get("todo_id")
@@ -83,6 +90,6 @@ def _actions(journal: TurnJournal, phase: str | None) -> list[str]:
                     "todo", "complete", "--no-follow-up", goal_id=g, todo_id=todo, agent_id=a, turn_key=k
                 )
             )
-    elif todo and journal.status in ("open", "failed", "committed"):
+    elif todo and not todo_done and journal.status in ("open", "failed", "committed"):
         actions.append(commands.complete(g, a, todo))
     return actions

@@ -122,9 +122,9 @@ def run_once(
             mark_failed(store, journal, result.failure.to_json(), clock())
             result.failure.raise_error()
     final = store.read_journal(goal_id, journal.turn_key)
-    _finish_todo(store, final, clock())
+    done = _finish_todo(store, final, clock())
     release_turn(store, final)
-    return turn_result(final, adapter="driver")
+    return turn_result(final, adapter="driver", todo_done=done)
 
 
 def _host(ctx: TurnContext, command: str, phase: str, sink: OutputSink | None = None) -> None:
@@ -276,13 +276,16 @@ def _journal(
     fault.point("after", phase)
 
 
-def _finish_todo(store: Store, journal: Any, now: datetime) -> None:
-    """After a settled todo turn without closeout, the todo is done (ordinary todo lifecycle)."""
+def _finish_todo(store: Store, journal: Any, now: datetime) -> bool:
+    """After a settled todo turn without closeout, the todo is done (ordinary todo lifecycle);
+    True when the todo is done now."""
 
     todo_id = journal.identity.get("todo_id")
     if journal.status != "committed" or not todo_id or "terminal_closeout" in journal.plan:
-        return
+        return False
     todo = store.read_goal(journal.goal_id).todo(todo_id)
+    if todo is not None and todo.status == "done":
+        return True
     if todo is not None and todo.status == "claimed" and todo.claimed_by == journal.agent_id:
         complete_todo(
             store,
@@ -292,3 +295,5 @@ def _finish_todo(store: Store, journal: Any, now: datetime) -> None:
             agent_id=journal.agent_id,
             evidence=[f"turn {journal.turn_key}"],
         )
+        return True
+    return False
