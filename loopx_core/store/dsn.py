@@ -23,12 +23,28 @@ def is_dsn(text: str) -> bool:
     return text.startswith(URL_PREFIXES) or ("=" in text and "://" not in text)
 
 
+POSTGRES_EXTRA = "'psycopg[binary]>=3.2,<4' 'psycopg-pool>=3.2,<4'"
+"""The packages of LoopX's `postgres` extra (pyproject.toml), as a shell would take them."""
+
+
+def install_hint() -> str:
+    """The command that adds the PostgreSQL extra to the environment LoopX runs in."""
+    import sys
+
+    parts = sys.prefix.replace("\\", "/").split("/")
+    if "pipx" in parts and "venvs" in parts:
+        return f"pipx inject loopx-kit {POSTGRES_EXTRA}"
+    if "uv" in parts and "tools" in parts:
+        return "uv tool install --reinstall --with 'psycopg[binary]' --with psycopg-pool <where you installed LoopX from>"
+    return f"python -m pip install {POSTGRES_EXTRA} with LoopX's Python (in a clone: pip install -e '.[postgres]')"
+
+
 def parse(dsn: str) -> dict[str, str]:
     """The DSN's libpq parameters; a malformed one is a `UsageError` that never echoes it."""
     try:
         from psycopg.conninfo import conninfo_to_dict
     except ImportError:  # the PostgreSQL extra is not installed
-        raise UsageError("the PostgreSQL store needs psycopg: pip install 'loopx-kit[postgres]'") from None
+        raise UsageError(f"the PostgreSQL store needs psycopg: {install_hint()}") from None
     if "\x00" in dsn:  # libpq reads C strings: the rest would be silently dropped
         raise UsageError("the store is not a valid libpq connection string or postgresql:// URL (a NUL byte)")
     try:
