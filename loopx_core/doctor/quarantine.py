@@ -42,18 +42,33 @@ def _confined(state: Path, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
 
 
+def _claim(state: Path, relative: Path, now: datetime, *, folder: bool = False) -> Path:
+    """A quarantine place for `relative` no one else holds, claimed by creating it exclusively.
+
+    Two repairs in the same second (or the same repair twice) get `<time>/`, `<time>-2/`, ...:
+    a quarantined copy is never overwritten, even by a process racing this one.
+    """
+    number = 1
+    while True:
+        stamp = _stamp(now) if number == 1 else f"{_stamp(now)}-{number}"
+        target = state / QUARANTINE / stamp / relative
+        _confined(state, target.parent)
+        try:
+            if folder:
+                os.mkdir(target)
+            else:
+                os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            return target
+        except FileExistsError:
+            number += 1
+
+
 def quarantine(root: Path, path: Path, now: datetime, reason: str) -> str:
     """Move `path` (a file, or whatever stands in its place) into quarantine; its shown new place."""
     state = root / STATE_DIR
     relative = path.relative_to(state)
-    base = state / QUARANTINE / _stamp(now)
-    number = 1
-    while (base / relative).exists() or (base / relative).is_symlink():
-        number += 1
-        base = state / QUARANTINE / f"{_stamp(now)}-{number}"
-    target = base / relative
-    _confined(state, target.parent)
-    os.replace(path, target)
+    target = _claim(state, relative, now, folder=path.is_dir() and not path.is_symlink())
+    os.replace(path, target)  # over the empty place this call claimed
     note = {"from": str(Path(STATE_DIR) / relative), "at": now.isoformat(), "reason": reason[:300]}
     (target.parent / f"{target.name}.why.json").write_text(json.dumps(note, indent=2) + "\n")
     return str(target.relative_to(root))
@@ -86,8 +101,7 @@ def cut_torn_tail(root: Path, path: Path, now: datetime) -> str:
     cut = data.rfind(b"\n") + 1
     fragment = data[cut:]
     state = root / STATE_DIR
-    target = state / QUARANTINE / _stamp(now) / (str(path.relative_to(state)) + ".torn")
-    _confined(state, target.parent)
+    target = _claim(state, Path(str(path.relative_to(state)) + ".torn"), now)
     target.write_bytes(fragment)
     with path.open("r+b") as handle:
         handle.truncate(cut)
