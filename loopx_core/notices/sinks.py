@@ -83,6 +83,19 @@ def redact(url: str, root: Path | None = None) -> str:
     return f"{scheme}://{user}{host}{port}{path}{query}"
 
 
+def _port(url: str) -> int | None:
+    """The URL's port when its authority ends in `:digits` (a token such as `123:abc` is none)."""
+    from urllib.parse import urlsplit
+
+    try:
+        netloc = urlsplit(url).netloc
+    except ValueError:
+        return None
+    host = netloc.rpartition("@")[2]
+    text = host.rpartition(":")[2] if ":" in host and not host.endswith("]") else ""
+    return int(text) if text.isdigit() and len(text) < 12 else None
+
+
 def file_path(url: str, root: Path) -> Path:
     """The file a `file://PATH` sink writes: `~` is the home, a relative path is the project's."""
     text = url[len("file://") :]
@@ -126,6 +139,10 @@ class FileSink(NoticeSink):
             return "a file sink names a file: file://notices.jsonl or file:///var/log/loopx.jsonl"
         if "\x00" in text:
             return "the file name holds a NUL character"
+        try:
+            Path(text).expanduser()
+        except RuntimeError:  # `~someone/...` for a user this machine does not know
+            return "a file sink's ~user names no user of this machine: use ~/ or a full path"
         return None
 
     def send(self, url: str, notice: Notice, root: Path) -> None:
@@ -228,6 +245,9 @@ class SinkKinds:
         if any(ch in url for ch in "\n\r\t") or len(url) > 2000:
             raise UsageError("a sink URL is one line of at most 2000 characters")
         kind = self.for_url(url)
+        port = _port(url)
+        if port is not None and not 0 < port < 65536:
+            raise UsageError(f"the sink's port {port} is not a port (1-65535): no notice could ever go")
         try:
             problem = kind.check(url)
         except LoopxError:
