@@ -315,3 +315,43 @@ def test_queueing_costs_milliseconds(project: Project, monkeypatch: pytest.Monke
         costs.append(time.perf_counter() - started)
     costs.sort()
     assert costs[10] < 0.02, costs  # median well under 20 ms
+
+
+def test_a_lingering_flusher_never_holds_back_a_new_notice(
+    goal: Cli, project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While one flusher waits out a broken sink's retry, a notice queued meanwhile is sent at
+    once by its own flusher (the lock is held for a pass, never for the wait)."""
+    from datetime import timedelta
+
+    from loopx_core.notices.config import add_sink
+    from tests.conftest import T0
+
+    kinds = SinkKinds(
+        notice_sinks(get_plugin_manager(load_entrypoints=False, plugins=[("toy", _plugin(ToySink()))]))
+    )
+    add_sink(project.root, "toy://broken", T0, events=["gate_opened"])
+    goal("gate", "open", "-g", "g", "--title", "First")
+    monkeypatch.delenv("LOOPX_NOW", raising=False)
+    now = [T0]
+    meanwhile: list[object] = []
+
+    def sleep(seconds: float) -> None:
+        if not meanwhile:  # the first wait: a healthy sink and a new notice arrive
+            add_sink(project.root, "toy://inbox", T0, events=["gate_opened"])
+            monkeypatch.setenv("LOOPX_NOW", T0_ISO)
+            goal("gate", "open", "-g", "g", "--title", "Second")
+            monkeypatch.delenv("LOOPX_NOW")
+            ToySink.sent.clear()
+            other = threading.Thread(
+                target=lambda: meanwhile.append(flush(project.root, kinds, clock=lambda: now[0]))
+            )
+            other.start()  # another flusher, as another command's would be (the lock is per thread)
+            other.join()
+            assert ToySink.sent == [("toy://inbox", "gate_opened")]
+        now[0] += timedelta(seconds=seconds)
+
+    ToySink.sent.clear()
+    first = flush(project.root, kinds, linger=30, clock=lambda: now[0], sleep=sleep)
+    assert meanwhile and not meanwhile[0].busy  # type: ignore[attr-defined]
+    assert first.retrying and not first.busy

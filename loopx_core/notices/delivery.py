@@ -1,7 +1,8 @@
 """Delivery: send each due notice to each sink, retry a failure with backoff, give up at last.
 
 One flusher at a time (the `notices-flush` lock, never waited for: a second flusher leaves
-the work to the first). A failed send is retried after 5 s, 10 s, 20 s ... up to an hour, for
+the work to the first). The lock is held for a pass over the outbox only, never while a
+lingering flusher waits for a retry, so a new notice to a healthy sink goes at once. A failed send is retried after 5 s, 10 s, 20 s ... up to an hour, for
 `MAX_ATTEMPTS` attempts; then the delivery is `failed` and `loopx doctor` reports it
 (`--repair` re-arms it). With `linger`, the flusher waits for retries falling due within that
 many seconds (the detached flush after a queue lingers so a brief outage heals unattended).
@@ -124,23 +125,23 @@ def flush(
     report = FlushReport()
     deadline = time.monotonic() + max(0.0, linger)
     frozen = bool(os.environ.get("LOOPX_NOW"))  # a frozen clock never brings a retry due
-    for _round in range(3):  # re-check after letting go of the lock: a queue may have raced the exit
+    rechecks = 0
+    while True:
         try:
             with file_lock(outbox.lock_file(root), timeout=0):
-                while True:
-                    upcoming = deliver_due(root, kinds, report, clock)
-                    if upcoming is None or frozen:
-                        break
-                    wait = (upcoming - clock()).total_seconds()
-                    if time.monotonic() + wait > deadline:
-                        break
-                    sleep(max(0.01, wait))
+                upcoming = deliver_due(root, kinds, report, clock)
         except LockTimeoutError:
             report.busy = True
             return report
-        if not _due_now(root, clock):
-            break
-    return report
+        wait = None if upcoming is None or frozen else (upcoming - clock()).total_seconds()
+        if wait is not None and time.monotonic() + wait <= deadline:
+            # waited out without the lock: a notice queued meanwhile is sent by its own flusher
+            sleep(max(0.01, wait))
+            continue
+        if rechecks < 2 and _due_now(root, clock):  # a queue may have raced the lock's release
+            rechecks += 1
+            continue
+        return report
 
 
 def _due_now(root: Path, clock: Callable[[], datetime]) -> bool:
