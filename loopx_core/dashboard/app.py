@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl, quote
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -126,6 +126,8 @@ class Dashboard:
             return await work()
         except LoopxError as error:
             return self.error(request, status_of(error), error.message)
+        except ClientDisconnect:  # the browser went away mid-request: no one to answer, no bug
+            return PlainTextResponse("", status_code=499)
         except Exception as error:  # the last line of defence: one line on stderr, no traceback
             sys.stderr.write(f"loopx: dashboard: internal error: {type(error).__name__}\n")
             return self.error(
