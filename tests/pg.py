@@ -1,7 +1,10 @@
 """A throw-away PostgreSQL cluster for the tests: initdb and pg_ctl on a private unix socket.
 
 The cluster lives in a temporary folder, listens on no TCP port (only a socket in that
-folder), runs without fsync (throw-away data), and is stopped and deleted at the end. As
+folder), runs without fsync (throw-away data: an OS crash may lose it), and is stopped and
+deleted at the end. `synchronous_commit` stays on: a commit is acknowledged once its WAL is
+written, so a server crash (`stop("immediate")`) loses nothing acknowledged, and a crash test
+tells LoopX's losses from the server's. As
 root the server runs as the `postgres` user (PostgreSQL refuses to run as root). Each test
 gets a schema of its own in one database, chosen by the libpq `options` of its DSN, so
 tests stay isolated without paying for a database each. No mock database anywhere: where
@@ -72,7 +75,7 @@ class Cluster:
 
     def start(self) -> None:
         """Start the server and wait until it accepts connections."""
-        options = f"-k {self.socket} -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+        options = f"-k {self.socket} -c listen_addresses='' -c fsync=off -c full_page_writes=off -c max_connections=200"
         self._run(
             "pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.base / "server.log"), "-w", "start"
         )
@@ -81,9 +84,10 @@ class Cluster:
         """Stop the server (`fast`: roll back open transactions and disconnect everyone)."""
         self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop", check=False)
 
-    def restart(self) -> None:
-        """Stop and start again: every connection is cut, committed data stays."""
-        self.stop()
+    def restart(self, mode: str = "fast") -> None:
+        """Stop and start again: every connection is cut, committed data stays (`immediate`: a
+        crash, recovered from the WAL at start)."""
+        self.stop(mode)
         self.start()
 
     # -- databases and DSNs ------------------------------------------------------------

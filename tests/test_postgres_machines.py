@@ -250,10 +250,35 @@ def test_the_server_restarted_mid_loop_leaves_spends_equal_to_settled_turns(
     while len(spends(store)) < 4 and time.monotonic() < deadline:
         time.sleep(0.1)
     before = len(spends(store))
-    pg_cluster.restart()  # every connection cut mid-loop; committed state stays
+    pg_cluster.restart("immediate")  # a crash mid-loop: every connection cut; committed state stays
     assert 4 <= before < 16  # the restart came mid-loop
     for t in threads:
         t.join(300)
     assert set(seen) == {"a1", "a2"}
     assert len(spends(store)) == 16 and len(set(spends(store))) == 16
     assert sorted(spends(store)) == sorted(committed_turns(store))
+
+
+def test_every_acknowledged_spend_survives_a_server_crash(tmp_path: Path, pg_cluster: Cluster) -> None:
+    """Spends acknowledged to LoopX, then the server crashes (`pg_ctl stop -m immediate`): after
+    recovery every one is there, in order, each once."""
+    from loopx_core.ops import spend
+
+    dsn = pg_cluster.fresh_schema()
+    acknowledged = 0
+    for rounds, count in enumerate((1, 4, 9)):
+        store = open_target(tmp_path / f"m{rounds}", dsn)
+        assert isinstance(store, PostgresStore)
+        if rounds == 0:
+            store.init()
+            goals.add_goal(store, "demo", "Ship", T0)
+            goals.register_agent(store, "a1", [], T0)
+        for _ in range(count):
+            spend.spend(store, "demo", "a1", T0, slots=1)
+            acknowledged += 1
+        pg_cluster.restart("immediate")
+        store.close()
+        after = open_target(tmp_path / f"m{rounds}", dsn)
+        events = after.ledger_all("demo")
+        after.close()
+        assert [e.seq for e in events] == list(range(1, acknowledged + 1))
