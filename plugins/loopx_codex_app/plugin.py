@@ -94,7 +94,9 @@ class CodexApp(Host):
             note = (
                 "Restart Codex to load the LoopX skill and the MCP server in .codex/config.toml. Codex "
                 f"reads it only for a trusted project: {TRUST} in $CODEX_HOME/config.toml "
-                "(default ~/.codex/config.toml), <dir> being this project's folder."
+                "(default ~/.codex/config.toml), <dir> being this project's folder. No heartbeat "
+                "automation at project scope (the App keeps automations per user): "
+                "`loopx workflow-skills --install --surface codex-app --scope user -g GOAL -a AGENT` adds one."
             )
         elif operation == "install":
             heartbeat = context.goal_id and context.agent_id
@@ -104,6 +106,8 @@ class CodexApp(Host):
                 else ""
             )
             note = f"Restart Codex to load the LoopX skill, the MCP server in $CODEX_HOME/config.toml{extra}."
+            if not heartbeat:
+                note += " No heartbeat automation: give --goal-id and --agent-id for one."
         elif context.scope == "project":
             note = (
                 "Restart Codex: the LoopX skill and MCP server are gone. The project's trust entry "
