@@ -227,22 +227,16 @@ def _catch_up_runs(index: Any, src: Sources) -> None:
 
 
 def _run_id(line: bytes, src: Sources) -> str | None:
-    """The run id of a history line; a damaged line is no receipt of ours (history reports it).
+    """The run id of a history line, read as the history's one reader reads it.
 
-    A line of another schema version was written by another loopx: refused, never appended to.
+    The append-only rule (docs/state.md): nothing is appended after a complete line this
+    loopx cannot read. A damaged line (not JSON, not UTF-8, a mistyped or unknown field) is
+    `StateInvalidError`, a line of another schema version `SchemaUnsupportedError`; the file is
+    left unchanged and `loopx doctor` names it.
     """
-    try:
-        entry = codec.loads(line)
-    except (ValueError, RecursionError):
+    if not line.strip():
         return None
-    if not isinstance(entry, dict):
-        return None
-    version = entry.get("schema_version")
-    if version != 1:
-        where = shown(src.runs, src.root)
-        raise SchemaUnsupportedError(
-            f"a line of {where} has {codec.version_shown(version)}; this loopx reads 1 (file left unchanged)",
-            path=where,
-        )
-    run_id = entry.get("run_id")
-    return run_id if isinstance(run_id, str) else None
+    from loopx_core.models.records import RunIndexEntry
+
+    where = shown(src.runs, src.root)
+    return codec.parse(line, RunIndexEntry, what="a line of the run history", where=where).run_id
