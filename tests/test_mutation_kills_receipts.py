@@ -139,6 +139,29 @@ def test_a_run_in_the_history_is_indexed_by_its_id(goal: Project) -> None:
 
     history = goal.store.runs_dir("g") / "index.jsonl"
     history.parent.mkdir(parents=True, exist_ok=True)
-    history.write_text('{"schema_version": 1, "run_id": "run-7"}\n[1]\n{"schema_version": 1, "run_id": 3}\n')
-    assert receipts.run_indexed(sources(goal), "run-7")
+    line = {
+        "schema_version": 1,
+        "run_id": "run-7",
+        "at": "2026-11-29T12:00:00Z",
+        "agent_id": "builder",
+        "turn_key": "k",
+        "validation": "passed",
+        "summary": "s",
+    }
+    history.write_text(json.dumps(line) + "\n\n" + json.dumps({**line, "run_id": "run-9"}) + "\n")
+    assert receipts.run_indexed(sources(goal), "run-7") and receipts.run_indexed(sources(goal), "run-9")
     assert not receipts.run_indexed(sources(goal), "run-8")
+
+
+def test_a_damaged_history_line_met_while_indexing_is_refused_naming_the_history(goal: Project) -> None:
+    from loopx_core.errors import StateInvalidError
+    from loopx_core.store import receipts
+
+    history = goal.store.runs_dir("g") / "index.jsonl"
+    history.parent.mkdir(parents=True, exist_ok=True)
+    history.write_text('{"schema_version": 1, "run_id": 3}\n')
+    with pytest.raises(StateInvalidError) as caught:
+        receipts.run_indexed(sources(goal), "run-7")
+    assert str(caught.value).startswith(
+        "a line of the run history at .loopx/goals/g/runs/index.jsonl is invalid at "
+    )

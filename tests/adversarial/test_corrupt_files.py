@@ -115,16 +115,22 @@ def test_every_command_answers_a_damaged_file(
             assert _snapshot(root) == before, f"{where} changed files"
 
 
-def test_a_garbage_line_in_the_run_history_does_not_stop_a_turn_settling(
+def test_a_garbage_line_in_the_run_history_refuses_the_writeback_until_restored(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The append-only rule (docs/state.md): nothing is appended after a line LoopX cannot read."""
     key = _build(tmp_path)
     index = tmp_path / ".loopx/goals/g/runs/index.jsonl"
-    index.write_bytes(index.read_bytes() + b"{garbage\n")
+    good = index.read_bytes()
+    index.write_bytes(good + b"{garbage\n")
     cli = Cli(tmp_path, monkeypatch)
+    refused = cli(*[a.replace("{key}", key) for a in COMMANDS["writeback"]])
+    assert refused.exit_code == int(ExitCode.STATE_INVALID), refused.stderr
+    assert index.read_bytes() == good + b"{garbage\n"
+    index.write_bytes(good)  # restored from a backup
     assert cli(*[a.replace("{key}", key) for a in COMMANDS["writeback"]]).exit_code == 0
     assert cli(*[a.replace("{key}", key) for a in COMMANDS["spend"]]).exit_code == 0
-    assert len(index.read_text().splitlines()) == 3  # the settled run, the garbage, this run
+    assert len(index.read_text().splitlines()) == 2  # the settled run, this run
 
 
 def test_a_journal_identity_with_missing_keys_is_blocked_health_not_a_crash(
