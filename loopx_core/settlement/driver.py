@@ -22,7 +22,7 @@ from typing import Any
 from loopx_core import faults as fault
 from loopx_core.decide.packet import build_packet, load_inputs
 from loopx_core.effects.lens import interpret_quota_should_run_packet, interpret_turn_result_packet
-from loopx_core.errors import NotFoundError, RefusedError, SettlementError
+from loopx_core.errors import LoopxError, NotFoundError, RefusedError, SettlementError
 from loopx_core.kernel.algebra import StepKind
 from loopx_core.kernel.results import turn_result
 from loopx_core.ops.lease import hold_lease
@@ -95,6 +95,27 @@ def run_once(
             instance=identity["turn_instance_id"],
             lease_minutes=options.lease_minutes,
         )
+    try:
+        return _drive(store, goal_id, agent_id, options, clock, journal)
+    except LoopxError as error:
+        if error.code != "store_unavailable" or options.resume:
+            raise  # a resumed turn is retried by running the same command again
+        said = error.message.partition("; retry the command")[0]
+        raise type(error)(
+            f"{said}; the turn is open: run the same `loopx turn run-once` again with --resume "
+            "(a step retried never charges twice)"
+        ) from None
+
+
+def _drive(
+    store: Store,
+    goal_id: str,
+    agent_id: str,
+    options: DriverOptions,
+    clock: Callable[[], datetime],
+    journal: Any,
+) -> dict[str, Any]:
+    """The begun turn's phases, one after another, then its todo and its slot."""
     ctx = TurnContext(
         store,
         goal_id,
