@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -59,14 +60,31 @@ def _registry(files: FileStore | None, exc: StateInvalidError) -> Finding:
         path = files.registry_path
 
         def fix() -> str:
-            kept = previous(path, Registry)
-            assert kept is not None
-            moved = quarantine(files.root, path, _now(), exc.message)
-            restore(path, kept)
+            with files.registry_lock():  # checked again under the lock every registry change takes
+                if _reads(lambda: files.read_registry()):
+                    return NOW_FINE.format(what="the registry")
+                kept = previous(path, Registry)
+                if kept is None:
+                    return "no previous good version is kept now: restore the registry from a backup"
+                moved = quarantine(files.root, path, _now(), exc.message)
+                restore(path, kept)
             return f"moved the damaged registry to {moved}; restored the previous good version"
 
         finding.fix = fix
     return finding
+
+
+NOW_FINE = "{what} reads fine now (a command wrote it since the check): nothing to repair"
+"""What a repair says when its finding no longer stands under the lock it repairs with."""
+
+
+def _reads(read: Callable[[], object]) -> bool:
+    """True when `read` succeeds now (a repair's finding checked again under its lock)."""
+    try:
+        read()
+    except LoopxError:
+        return False
+    return True
 
 
 def _now() -> datetime:
@@ -121,6 +139,8 @@ def _corrupt_state(files: FileStore | None, goal_id: str, exc: LoopxError) -> Fi
 
     def fix() -> str:
         with files.goal_lock(goal_id):
+            if _reads(lambda: files.read_goal(goal_id)):
+                return NOW_FINE.format(what=f"goal {goal_id}'s state")
             said = []
             if path.exists() or path.is_symlink():
                 said.append(f"moved the damaged state to {quarantine(files.root, path, _now(), exc.message)}")
@@ -154,6 +174,8 @@ def _scheduler(store: Store, files: FileStore | None, goal_id: str) -> list[Find
 
             def fix() -> str:
                 with files.goal_lock(goal_id):
+                    if _reads(lambda: files.read_scheduler(goal_id)):
+                        return NOW_FINE.format(what="the scheduler file")
                     moved = quarantine(files.root, path, _now(), reason)
                 return f"moved it to {moved}; the next scheduler ack writes a new one"
 
@@ -162,20 +184,24 @@ def _scheduler(store: Store, files: FileStore | None, goal_id: str) -> list[Find
     return []
 
 
+def _torn(path: Path) -> bool:
+    """True when the append-only file at `path` ends in a line with no newline (never acknowledged)."""
+    try:  # open_stored: a FIFO never blocks; what is no file is `_appended`'s to report
+        fd, size = open_stored(path, what="ledger", where=path.name, limit=MAX_APPENDED_BYTES)
+    except (OSError, LoopxError):
+        return False
+    try:
+        return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def _torn_tails(files: FileStore, goal_id: str) -> list[Finding]:
     found = []
     for path in (files.ledger_path(goal_id), files.runs_dir(goal_id) / "index.jsonl"):
-        try:  # open_stored: a FIFO never blocks; what is no file is `_appended`'s to report
-            fd, size = open_stored(path, what="ledger", where=path.name, limit=MAX_APPENDED_BYTES)
-        except (OSError, LoopxError):
-            continue
-        try:
-            torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
-        except OSError:
-            continue
-        finally:
-            os.close(fd)
-        if not torn:
+        if not _torn(path):
             continue
         shown = str(path.relative_to(files.root))
         if path.is_symlink():  # the file it names may lie outside .loopx/: never cut through a link
@@ -191,6 +217,8 @@ def _torn_tails(files: FileStore, goal_id: str) -> list[Finding]:
 
         def fix(path: Path = path) -> str:
             with files.goal_lock(goal_id):
+                if not _torn(path):
+                    return "the last line is whole now (an append finished it): nothing to cut"
                 return f"cut the torn line off (kept as {cut_torn_tail(files.root, path, _now())})"
 
         found.append(
@@ -264,12 +292,17 @@ def _forget_turn(
     store: Store, files: FileStore | None, goal_id: str, agent_id: str, key: str, message: str
 ) -> Finding:
     def fix() -> str:
-        said = ""
-        if files is not None:
-            path = files.turn_path(goal_id, key)
-            if path.exists():
-                said = f"moved the damaged journal to {quarantine(files.root, path, _now(), message)}; "
-        cancel_turn(store, goal_id, agent_id, key, _now(), "cleared by loopx doctor")
+        with store.goal_lock(goal_id):
+            if store.read_goal(goal_id).open_turns.get(agent_id) != key:
+                return f"the open turn of {agent_id} is cleared already: nothing to repair"
+            if _reads(lambda: store.read_journal(goal_id, key)):
+                return NOW_FINE.format(what=f"the journal of {agent_id}'s open turn")
+            said = ""
+            if files is not None:
+                path = files.turn_path(goal_id, key)
+                if path.exists():
+                    said = f"moved the damaged journal to {quarantine(files.root, path, _now(), message)}; "
+            cancel_turn(store, goal_id, agent_id, key, _now(), "cleared by loopx doctor")
         return said + f"cleared the open turn of {agent_id} (it may begin again)"
 
     return Finding(
@@ -282,9 +315,14 @@ def _forget_turn(
 
 def _orphan(store: Store, goal_id: str, journal: TurnJournal) -> Finding:
     def fix() -> str:
-        cancel_turn(
-            store, goal_id, journal.agent_id, journal.turn_key, _now(), "orphan stopped by loopx doctor"
-        )
+        with store.goal_lock(goal_id):  # `turn begin` writes the journal, then names it, under this lock
+            if journal.turn_key in store.read_goal(goal_id).open_turns.values():
+                return "an open turn names the journal now (its turn had just begun): nothing to repair"
+            if store.read_journal(goal_id, journal.turn_key).status not in ("open", "failed"):
+                return "the journal is settled or stopped already: nothing to repair"
+            cancel_turn(
+                store, goal_id, journal.agent_id, journal.turn_key, _now(), "orphan stopped by loopx doctor"
+            )
         return "stopped the journal (a tombstone now)"
 
     return Finding(

@@ -36,6 +36,8 @@ def not_a_file(files: FileStore, goal_id: str, path: Path, exc: NotAFileError) -
 
     def fix() -> str:
         with files.goal_lock(goal_id):
+            if _kind(path) is None and path.name != "receipts.json":  # checked again under the lock
+                return f"{shown} is a regular file now: nothing to move"
             moved = quarantine(files.root, path, _now(), exc.message)
         return f"moved it to {moved}" + (
             "; the receipt index is rebuilt at the next settlement" if path.name == "receipts.json" else ""

@@ -276,6 +276,10 @@ class FileStore:
         """The goal's lock (re-entrant in one process), for changes spanning several files."""
         return self._lock(check_id("goal", goal_id))
 
+    def registry_lock(self) -> AbstractContextManager[None]:
+        """The registry's lock (re-entrant in one process): a repair re-checks under it."""
+        return self._lock(REGISTRY_LOCK)
+
     # -- scheduler ---------------------------------------------------------------------
     def read_scheduler(self, goal_id: str) -> SchedulerState:
         """The goal's scheduler state, validated (empty if no host reported yet)."""
