@@ -111,3 +111,18 @@ def distribution(site: Path, name: str, entry_points: str | bytes | None = None)
     elif entry_points is not None:
         (info / "entry_points.txt").write_text(entry_points)
     return info
+
+
+FACADE_GOALS = ("demo", "g", "g-1", "g1", "g2", "parser")
+FACADE_AGENTS = ("builder", "a", "a.b", "a1", "a2", "reviewer")
+
+
+def facade_subjects(store: FileStore, at: datetime = T0) -> None:
+    """The goals and agents facade tests install for (`--install` refuses ones the project lacks)."""
+    have = store.read_registry()
+    for goal_id in FACADE_GOALS:
+        if goal_id not in have.goals:
+            goals.add_goal(store, goal_id, "Objective", at)
+    for agent_id in FACADE_AGENTS:
+        if agent_id not in have.agents:
+            goals.register_agent(store, agent_id, [], at)

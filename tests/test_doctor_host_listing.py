@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from loopx_core.store.files import FileStore
 from tests import hostclis
+from tests.builders import facade_subjects
 from tests.conftest import LOOPX_BIN
 
 
@@ -32,6 +34,7 @@ def _project(tmp_path: Path) -> tuple[Path, Path]:
     project, home = tmp_path / "proj", tmp_path / "home"
     project.mkdir()
     assert _loopx(project, home, "init").returncode == 0
+    facade_subjects(FileStore(project))
     return project, home
 
 

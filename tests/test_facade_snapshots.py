@@ -32,6 +32,8 @@ def test_generated_files(  # type: ignore[no-untyped-def]
         "PATH", f"{LOOPX_BIN.parent}:{os.environ['PATH']}"
     )  # `loopx` on PATH: files say `loopx`
     target = tmp_path / "target"
+    for args in (("goal", "add", "-g", "demo", "-o", "Ship"), ("agent", "register", "-a", "builder")):
+        assert cli(*args).exit_code == 0
     result = cli(
         "workflow-skills",
         "--install",

@@ -10,9 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders import tree
-from tests.conftest import Cli
+from tests.builders import facade_subjects, tree
+from tests.conftest import Cli, Project
 from tests.hostfiles import SETTINGS, USER_TOML
+
+
+@pytest.fixture(autouse=True)
+def _facade_subjects(project: Project) -> None:
+    """The goals and agents these installs drive exist (an install refuses ones that do not)."""
+    facade_subjects(project.store)
+
 
 USER_MCP = {
     "mcpServers": {"github": {"command": "gh-mcp", "args": ["serve"], "env": {"TOKEN_FILE": "~/.gh"}}}

@@ -10,8 +10,15 @@ import pytest
 
 from loopx_core.store.files import FileStore
 from tests import hostclis
-from tests.conftest import LOOPX_BIN, Cli
+from tests.builders import facade_subjects
+from tests.conftest import LOOPX_BIN, Cli, Project
 from tests.hostfiles import USER_TOML
+
+
+@pytest.fixture(autouse=True)
+def _facade_subjects(project: Project) -> None:
+    """The goals and agents these installs drive exist (an install refuses ones that do not)."""
+    facade_subjects(project.store)
 
 
 def install(cli: Cli, surface: str, target: Path | None, *extra: str) -> None:

@@ -126,6 +126,12 @@ def test_scaffolded_plugin_works_in_a_fresh_venv(tmp_path: Path, loopx_wheel: Pa
     assert (plugin / "tests/__snapshots__/test_facade.ambr").is_file()
 
     target = tmp_path / "target"
+    for args in (
+        ("init",),
+        ("goal", "add", "-g", "demo", "-o", "Ship"),
+        ("agent", "register", "-a", "builder"),
+    ):
+        sh(loopx, *args, env=env, cwd=work)  # the goal and agent the facade drives
     skills = (loopx, "workflow-skills", "--surface", "acme-ide", "--target", target, "-f", "json")
     report = json.loads(sh(*skills, "--install", "-g", "demo", "-a", "builder", env=env, cwd=work))
     assert {f["path"]: f["status"] for f in report["files"]} == {

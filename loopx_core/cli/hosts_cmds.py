@@ -195,6 +195,8 @@ def workflow_skills(
             if value is not None:
                 check_id(kind, value)
         project = find_root((ctx.find_root().obj or {}).get("root"))
+        if chosen[0] == "install" and (goal_id or agent_id):
+            _require_known(project, scope, goal_id, agent_id)
         if target is None and scope in (None, "project"):
             # The project's facade goes into the project (--root, else the nearest folder up
             # holding .loopx/), not into whichever subfolder the command runs in: there no host
@@ -227,6 +229,29 @@ def workflow_skills(
             raise SystemExit(int(ExitCode.DRIFT))
         if report.conflicts:
             raise SystemExit(int(ExitCode.CONFLICT))
+
+
+def _require_known(project: Any, scope: str | None, goal_id: str | None, agent_id: str | None) -> None:
+    """A facade drives a goal and an agent the project has: its hooks and heartbeat would
+    otherwise answer "not found" on every event (exit 3 here, before anything is written).
+
+    A user-scope install made outside any project (no project state here or above) serves
+    the projects its host opens later: there is no project to ask, so nothing is checked.
+    """
+    from pathlib import Path
+
+    from loopx_core.ops.require import require_agent, require_goal
+    from loopx_core.store.choice import open_store
+    from loopx_core.store.files import STATE_DIR
+
+    state = Path(project) / STATE_DIR
+    if scope == "user" and not any((state / name).exists() for name in ("registry.json", "store.json")):
+        return  # no project here (a `~/.loopx/` may hold only the user's install manifest)
+    registry = open_store(project).read_registry()
+    if goal_id:
+        require_goal(registry, goal_id)
+    if agent_id:
+        require_agent(registry, agent_id)
 
 
 def _shown_path(path: str, scope: str) -> str:

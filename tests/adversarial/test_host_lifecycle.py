@@ -18,8 +18,15 @@ from typing import Any
 import pytest
 
 from tests import hostclis
-from tests.builders import tree
-from tests.conftest import LOOPX_BIN, T0_ISO, Cli
+from tests.builders import facade_subjects, tree
+from tests.conftest import LOOPX_BIN, T0_ISO, Cli, Project
+
+
+@pytest.fixture(autouse=True)
+def _facade_subjects(project: Project) -> None:
+    """The goals and agents these installs drive exist (an install refuses ones that do not)."""
+    facade_subjects(project.store)
+
 
 AUTOMATION = "automations/loopx-{goal}-{agent}/automation.toml"
 
