@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from loopx_core.cli.app import app
 from loopx_core.errors import UsageError
 from loopx_core.ids import check_capabilities, is_valid_id
-from tests.adversarial.test_generated_cli import DRIVEN, Template, build_template, snapshot
+from tests.cli_tree import DRIVEN, Template, build_template, snapshot
 from tests.conftest import T0_ISO
 
 ID_KINDS = {
