@@ -81,6 +81,9 @@ CODES: dict[str, Code] = {
         "installation", "high", "the `loopx` command an installed facade runs does not resolve",
         "re-install the facade with this loopx's command",
     ),
+    "facade_subject_missing": Code(
+        "installation", "high", "a project facade drives a goal or an agent the project no longer has", None,
+    ),
     "facade_manifest_invalid": Code(
         "installation", "high", "an install manifest (the record of installed facades) is unreadable or invalid", None,
     ),

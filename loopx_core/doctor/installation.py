@@ -42,6 +42,51 @@ def installed(root: Path) -> list[tuple[str, str, Path | None, str | None, str]]
     return found
 
 
+def missing_subjects(root: Path) -> list[Finding]:
+    """Project facades whose recorded goal or agent the project's registry does not name."""
+    from loopx_core.hosts.manager import declared_bases, get_plugin_manager
+    from loopx_core.store.choice import open_store
+    from loopx_installer.manifest import Manifest
+    from loopx_installer.paths import bases, manifest_path
+
+    try:
+        path = manifest_path("project", root)
+        if not path.is_file():
+            return []
+        declared = declared_bases(get_plugin_manager())
+        manifest = Manifest.load(path, bases("project", root, declared), {b.name: b.shown for b in declared})
+        registry = open_store(root).read_registry()
+    except (LoopxError, OSError):
+        return []  # an unreadable manifest or registry has findings of its own
+    found = []
+    for host, record in sorted(manifest.installs.items()):
+        for pair in record.pairs:
+            gone = [
+                f"{kind} {value!r}"
+                for kind, value, known in (
+                    ("goal", pair.goal_id, registry.goals),
+                    ("agent", pair.agent_id, registry.agents),
+                )
+                if value and value not in known
+            ]
+            if not gone:
+                continue
+            selectors = " ".join(
+                f"{flag} {value}" for flag, value in (("-g", pair.goal_id), ("-a", pair.agent_id)) if value
+            )
+            found.append(
+                Finding(
+                    "facade_subject_missing",
+                    f"the {host} facade drives {' and '.join(gone)}, which this project does not have: "
+                    "its hooks answer 'not found'",
+                    {"host": host, "scope": "project"},
+                    hint=f"add them back (loopx goal add / loopx agent register), or "
+                    f"loopx workflow-skills --uninstall --surface {host} {selectors}",
+                )
+            )
+    return found
+
+
 def manifest_problems(root: Path) -> list[tuple[str, str]]:
     """(scope, why) for each install manifest, project's or user's, that cannot be read."""
     from loopx_core.hosts.manager import declared_bases, get_plugin_manager
@@ -104,6 +149,7 @@ def check_installation(root: Path, *, mcp: bool | None = None) -> list[Finding]:
                 hint="restore it from a backup, or move it aside and re-install each host with workflow-skills --install",
             )
         )
+    found += missing_subjects(root)
     for host, scope, target, command, layout in facades:
         subject = {"host": host, "scope": scope}
         if not resolves(command):
