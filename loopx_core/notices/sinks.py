@@ -93,7 +93,7 @@ def _port(url: str) -> int | None:
         return None
     host = netloc.rpartition("@")[2]
     text = host.rpartition(":")[2] if ":" in host and not host.endswith("]") else ""
-    return int(text) if text.isdigit() and len(text) < 12 else None
+    return int(text) if text.isascii() and text.isdigit() else None  # `²` is a digit, not a number
 
 
 def file_path(url: str, root: Path) -> Path:
@@ -247,7 +247,8 @@ class SinkKinds:
         kind = self.for_url(url)
         port = _port(url)
         if port is not None and not 0 < port < 65536:
-            raise UsageError(f"the sink's port {port} is not a port (1-65535): no notice could ever go")
+            shown = port if port < 10**9 else "given"
+            raise UsageError(f"the sink's port {shown} is not a port (1-65535): no notice could ever go")
         try:
             problem = kind.check(url)
         except LoopxError:

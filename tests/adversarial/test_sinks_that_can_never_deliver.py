@@ -47,6 +47,26 @@ def test_a_file_sink_of_an_unknown_user_is_refused(user: str) -> None:
         sink_kinds().check(f"file://~{user}/notices.jsonl")
 
 
+@given(
+    port=st.text(
+        alphabet=st.characters(categories=("Nd", "No", "Nl")) | st.sampled_from("0123456789"),
+        min_size=1,
+        max_size=40,
+    )
+)
+@settings(max_examples=200, deadline=None)
+def test_any_digits_after_the_host_are_answered_in_one_line(port: str) -> None:
+    """Unicode digits (`²`, `١٢٣`) and ports of any length: a usage error or accepted, never a crash."""
+    url = f"json://localhost:{port}/path"
+    try:
+        sink_kinds().check(url)
+    except UsageError as error:
+        assert "\n" not in error.message and len(error.message) < 300
+    if port.isascii() and not 0 < int(port) < 65536:
+        with pytest.raises(UsageError, match="is not a port"):
+            sink_kinds().check(url)
+
+
 def test_a_token_with_a_colon_is_not_a_port() -> None:
     sink_kinds().check("tgram://123456789:AAbbCCddEEffGGhh/12345")
 
