@@ -2,8 +2,8 @@
 
 One flusher at a time (the `notices-flush` lock, never waited for: a second flusher leaves
 the work to the first). The lock is held for a pass over the outbox only, never while a
-lingering flusher waits for a retry, so a new notice to a healthy sink goes at once. A failed send is retried after 5 s, 10 s, 20 s ... up to an hour, for
-`MAX_ATTEMPTS` attempts; then the delivery is `failed` and `loopx doctor` reports it
+lingering flusher waits for a retry, so a new notice to a healthy sink goes at once. A failed
+send is retried after 5 s, 10 s, 20 s ... up to an hour, for `MAX_ATTEMPTS` attempts; then the delivery is `failed` and `loopx doctor` reports it
 (`--repair` re-arms it). With `linger`, the flusher waits for retries falling due within that
 many seconds (the detached flush after a queue lingers so a brief outage heals unattended).
 """

@@ -255,13 +255,10 @@ def _refuse_unsettled_turn(store: Store, state: GoalState, goal_id: str, agent_i
     if journal.status != "open" or journal.identity.get("todo_id") != todo_id:
         return
     where = f"-g {goal_id} -a {agent_id} -k {key}"
-    settle = (
-        "loopx turn spend"
-        if journal.phase("durable_writeback")
-        else "loopx turn writeback, then loopx turn spend"
-    )
+    written = journal.phase("durable_writeback") is not None
+    settle = "loopx turn spend" if written else "loopx turn writeback, then loopx turn spend"
     raise SettlementError(
-        "writeback_missing" if journal.phase("durable_writeback") is None else "receipt_missing",
+        "receipt_missing" if written else "writeback_missing",
         f"todo {todo_id!r} is advanced by agent {agent_id!r}'s open turn: settle it ({settle} {where}),"
         f" or give it up (loopx turn cancel {where})",
         step="complete",
