@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -18,8 +19,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from loopx_core.errors import RefusedError, SchemaUnsupportedError, StateInvalidError
+from loopx_core.hosts.model import Base
 from loopx_core.store.atomic import atomic_write_bytes
-from loopx_installer.paths import MANIFEST, confined, display, prune_dirs, relative_to_base
+from loopx_installer.paths import (
+    MANIFEST,
+    bases,
+    confined,
+    display,
+    manifest_path,
+    prune_dirs,
+    relative_to_base,
+)
 
 SCHEMA_VERSION = 2
 READABLE = (1, 2)
@@ -73,6 +83,9 @@ class PairModel(_Strict):
     goal_id: str | None = None
     agent_id: str | None = None
     installed_at_ms: int = Field(ge=0, le=2**53)
+    project: str | None = Field(default=None, min_length=1, max_length=4096, pattern=r"^/[^\x00-\x1f\x7f]*$")
+    """User scope: the absolute folder of the project the pair was installed for (its files,
+    a Codex automation's `cwds`, render for it from any project). Rendered, never written to."""
 
 
 class InstallModel(_Strict):
@@ -135,11 +148,13 @@ class FileRecord:
 
 @dataclass
 class Pair:
-    """A goal/agent pair installed for a host."""
+    """A goal/agent pair installed for a host (at user scope, for one project)."""
 
     goal_id: str | None
     agent_id: str | None
     installed_at_ms: int
+    project: str | None = None
+    """User scope: the project it was installed for (None: recorded before LoopX kept it)."""
 
 
 @dataclass
@@ -168,6 +183,18 @@ class Manifest:
     are, untouched, until that host is back."""
     names: dict[str, str] = field(default_factory=dict)
     """How messages name each declared base (`$CODEX_HOME`)."""
+
+    @classmethod
+    def open(cls, scope: str, target: Path | None, declared: Iterable[Base]) -> Manifest:
+        """The manifest of `scope` (or of `--target`), its bases resolved for this run.
+
+        At user scope the target is the home folder: messages name its files `~/...`.
+        """
+        declared = list(declared)
+        names = {b.name: b.shown for b in declared}
+        if scope == "user" and target is None:
+            names["target"] = "~"
+        return cls.load(manifest_path(scope, target), bases(scope, target, declared), names)
 
     @classmethod
     def load(cls, path: Path, roots: dict[str, Path], names: dict[str, str] | None = None) -> Manifest:
@@ -228,7 +255,7 @@ class Manifest:
                 i.scope,
                 i.layout,
                 i.loopx_command,
-                [Pair(p.goal_id, p.agent_id, p.installed_at_ms) for p in i.pairs],
+                [Pair(p.goal_id, p.agent_id, p.installed_at_ms, p.project) for p in i.pairs],
             )
             for host, i in model.installs.items()
         }

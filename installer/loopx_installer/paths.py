@@ -114,12 +114,17 @@ def relative_to_base(base: Path, path: Path) -> str | None:
 
 def display(path: Path, roots: Roots, names: dict[str, str] | None = None) -> str:
     """A short name for a path: relative to the target, else `~/...` or `$CODEX_HOME/...`
-    (`names`: how to name each base, `Base.shown`; `home` is `~`)."""
-    target = roots["target"]
-    if path.is_relative_to(target) and path != target:
-        return path.relative_to(target).as_posix()
+    (`names`: how to name each base, `Base.shown`; `home` is `~`; a named target, the home
+    folder at user scope, is named like the other bases)."""
     shown = {"home": "~", **(names or {})}
-    found = [(name, root) for name, root in roots.items() if name != "target" and path.is_relative_to(root)]
+    target = roots["target"]
+    if "target" not in shown and path.is_relative_to(target) and path != target:
+        return path.relative_to(target).as_posix()
+    found = [
+        (name, root)
+        for name, root in roots.items()
+        if (name != "target" or "target" in shown) and path.is_relative_to(root)
+    ]
     if found:
         name, root = max(found, key=lambda item: len(item[1].parts))
         rel = path.relative_to(root).as_posix()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from loopx_core.errors import UsageError
+from loopx_core.errors import ConflictError, UsageError
 from loopx_installer.manifest import Install, Pair
 
 
@@ -45,6 +45,18 @@ def _same(pair: Pair, goal: str | None, agent: str | None) -> bool:
     return pair.goal_id == goal and pair.agent_id == agent
 
 
+def _claim(pair: Pair, project: str | None, force: bool) -> Pair:
+    """The pair, now this project's: refused when another project owns it (unless `force`)."""
+    if project is None or pair.project == project:
+        return pair
+    if pair.project is not None and not force:
+        raise ConflictError(
+            f"goal/agent {_label(pair)} is installed for another project (its files run there); "
+            "uninstall it there first, or pass --force to move it to this project"
+        )
+    return Pair(pair.goal_id, pair.agent_id, pair.installed_at_ms, project)
+
+
 def _label(pair: Pair) -> str:
     return f"{pair.goal_id or '-'}/{pair.agent_id or '-'}"
 
@@ -59,8 +71,16 @@ def resolve(
     record: Install | None,
     now_ms: int,
     default_loopx: tuple[str, str | None],
+    *,
+    project: str | None = None,
+    force: bool = False,
 ) -> Selection:
-    """The selection for this run: given selectors win, the install's recorded ones fill the rest."""
+    """The selection for this run: given selectors win, the install's recorded ones fill the rest.
+
+    At user scope (`project` given) every pair belongs to the project it was installed for: an
+    install of a pair another project owns is a conflict (exit 5) unless `force` moves it here;
+    a pair recorded before LoopX kept its project is adopted by the project re-installing it.
+    """
     notes: list[str] = []
     if loopx is not None:
         check_loopx_command(loopx)
@@ -83,10 +103,11 @@ def resolve(
     match = next((p for p in recorded if _same(p, goal, agent)), None)
     if operation == "install":
         if given:
-            chosen = match or Pair(goal, agent, now_ms)
+            chosen = _claim(match, project, force) if match else Pair(goal, agent, now_ms, project)
             selection.pairs = [*(p for p in recorded if p is not match), chosen]
         else:
-            selection.pairs = recorded or [Pair(None, None, now_ms)]
+            selection.pairs = [_claim(p, project, True) if p.project is None else p for p in recorded]
+            selection.pairs = selection.pairs or [Pair(None, None, now_ms, project)]
     elif operation == "check":
         selection.pairs = recorded or [Pair(goal, agent, now_ms)]
         if given and match is None:

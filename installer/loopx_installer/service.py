@@ -22,7 +22,7 @@ from loopx_installer import lifecycle, merge, orphan
 from loopx_installer.apply import apply, blocked, diff
 from loopx_installer.hostkeys import adopt, fingerprint
 from loopx_installer.manifest import FileRecord, Install, Manifest, Pair
-from loopx_installer.paths import bases, manifest_path, place, safe_path
+from loopx_installer.paths import place, safe_path
 from loopx_installer.plan import Action, Placed, plan_install, plan_uninstall, read
 from loopx_installer.progress import step
 from loopx_installer.selection import Selection, resolve
@@ -120,7 +120,7 @@ def context_for(
         agent_id=pair.agent_id,
         loopx_version=__version__,
         created_at_ms=pair.installed_at_ms,
-        project_dir=str(project_folder(selection.scope, target, project)),
+        project_dir=pair.project or str(project_folder(selection.scope, target, project)),
     )
 
 
@@ -187,10 +187,7 @@ def _start(request: Request, pm: pluggy.PluginManager) -> _Run:
     if request.scope not in (None, "project", "user"):
         raise UsageError("--scope must be project or user")
     h = host(pm, request.surface)
-    declared = declared_bases(pm)
-    roots = bases(request.scope or "project", request.target, declared)
-    path = manifest_path(request.scope or "project", request.target)
-    manifest = Manifest.load(path, roots, {b.name: b.shown for b in declared})
+    manifest = Manifest.open(request.scope or "project", request.target, declared_bases(pm))
     record = manifest.installs.get(h.name)
     scope = request.scope or (record.scope if record and request.target is not None else None) or "project"
     if scope not in h.scopes:
@@ -205,6 +202,8 @@ def _start(request: Request, pm: pluggy.PluginManager) -> _Run:
         record,
         _now_ms(),
         lifecycle.default_loopx() if request.loopx_command is None else ("loopx", None),
+        project=str(project_folder(scope, request.target, request.project)) if scope == "user" else None,
+        force=request.force,
     )
     _case(h, selection.scope, selection.layout)
     return _Run(request, h, manifest, selection)
@@ -221,9 +220,7 @@ def _orphan_uninstall(request: Request, pm: pluggy.PluginManager, unknown: Usage
     if request.operation != "uninstall" or request.scope not in (None, "project", "user"):
         raise unknown
     scope = request.scope or "project"
-    declared = declared_bases(pm)
-    roots = bases(scope, request.target, declared)
-    manifest = Manifest.load(manifest_path(scope, request.target), roots, {b.name: b.shown for b in declared})
+    manifest = Manifest.open(scope, request.target, declared_bases(pm))
     name = request.surface
     if not orphan.recorded(manifest, name):
         raise unknown

@@ -24,19 +24,15 @@ def installed(root: Path) -> list[tuple[str, str, Path | None, str | None, str]]
     """(host, scope, target, loopx_command, layout) of every facade recorded as installed."""
     from loopx_core.hosts.manager import declared_bases, get_plugin_manager
     from loopx_installer.manifest import Manifest
-    from loopx_installer.paths import bases, manifest_path
+    from loopx_installer.paths import manifest_path
 
-    pm = get_plugin_manager()
-    declared = declared_bases(pm)
+    declared = declared_bases(get_plugin_manager())
     found = []
     for scope, target in (("project", root), ("user", None)):
         with contextlib.suppress(LoopxError, OSError):
-            path = manifest_path(scope, target)
-            if not path.is_file():
+            if not manifest_path(scope, target).is_file():
                 continue
-            manifest = Manifest.load(
-                path, bases(scope, target, declared), {b.name: b.shown for b in declared}
-            )
+            manifest = Manifest.open(scope, target, declared)
             for host, record in sorted(manifest.installs.items()):
                 found.append((host, record.scope, target, record.loopx_command, record.layout or "default"))
     return found
@@ -47,14 +43,12 @@ def missing_subjects(root: Path) -> list[Finding]:
     from loopx_core.hosts.manager import declared_bases, get_plugin_manager
     from loopx_core.store.choice import open_store
     from loopx_installer.manifest import Manifest
-    from loopx_installer.paths import bases, manifest_path
+    from loopx_installer.paths import manifest_path
 
     try:
-        path = manifest_path("project", root)
-        if not path.is_file():
+        if not manifest_path("project", root).is_file():
             return []
-        declared = declared_bases(get_plugin_manager())
-        manifest = Manifest.load(path, bases("project", root, declared), {b.name: b.shown for b in declared})
+        manifest = Manifest.open("project", root, declared_bases(get_plugin_manager()))
         registry = open_store(root).read_registry()
     except (LoopxError, OSError):
         return []  # an unreadable manifest or registry has findings of its own
@@ -91,7 +85,7 @@ def manifest_problems(root: Path) -> list[tuple[str, str]]:
     """(scope, why) for each install manifest, project's or user's, that cannot be read."""
     from loopx_core.hosts.manager import declared_bases, get_plugin_manager
     from loopx_installer.manifest import Manifest
-    from loopx_installer.paths import bases, manifest_path
+    from loopx_installer.paths import manifest_path
 
     declared = declared_bases(get_plugin_manager())
     problems = []
@@ -99,7 +93,7 @@ def manifest_problems(root: Path) -> list[tuple[str, str]]:
         try:
             path = manifest_path(scope, target)
             if path.exists() or path.is_symlink():  # a folder or a dangling link is a damaged one too
-                Manifest.load(path, bases(scope, target, declared), {b.name: b.shown for b in declared})
+                Manifest.open(scope, target, declared)
         except LoopxError as exc:
             problems.append((scope, exc.message))
         except OSError as exc:
@@ -158,7 +152,7 @@ def check_installation(root: Path, *, mcp: bool | None = None) -> list[Finding]:
                     "facade_command_missing",
                     f"the {host} facade ({scope}) runs {command or 'loopx'!r}, which is not on PATH",
                     subject,
-                    hint=f"loopx workflow-skills --install --surface {host} --loopx-command PATH",
+                    hint=f"{_install_command(host, scope)} --loopx-command PATH",
                     fix=_reinstall(host, scope, target, root, pm, use_this=True),
                 )
             )
@@ -178,7 +172,7 @@ def check_installation(root: Path, *, mcp: bool | None = None) -> list[Finding]:
                     "facade_drift",
                     f"the {host} facade ({scope}) drifted: {problems}",
                     subject,
-                    hint=f"loopx workflow-skills --install --surface {host}",
+                    hint=_install_command(host, scope),
                     fix=_reinstall(host, scope, target, root, pm),
                 )
             )
@@ -223,6 +217,11 @@ def listing_problem(pm: object, host: str, scope: str, layout: str, root: Path) 
     if proc.returncode == 0 and listing.expect in proc.stdout:
         return None
     return f"`{shown}` does not list LoopX (the {host} facade, {scope} scope, is installed)", listing.hint
+
+
+def _install_command(host: str, scope: str) -> str:
+    """The command that re-installs a facade where it is (a user-scope one stays user-scope)."""
+    return f"loopx workflow-skills --install --surface {host}" + (" --scope user" if scope == "user" else "")
 
 
 def _reinstall(host: str, scope: str, target: Path | None, root: Path, pm: object, *, use_this: bool = False):  # type: ignore[no-untyped-def]
