@@ -97,11 +97,11 @@ def test_each_project_keeps_its_own_pair(two_projects: tuple[Path, Path]) -> Non
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(steps=st.lists(st.tuples(st.sampled_from("ab"), st.sampled_from(AGENTS + ("check", "repair"))), max_size=6))
+@given(steps=st.lists(st.tuples(st.sampled_from("ab"), st.sampled_from((*AGENTS, "check", "repair"))), max_size=6))
 def test_generated_sequences_keep_every_automation_with_its_installer(
     two_projects: tuple[Path, Path], steps: list[tuple[str, str]]
 ) -> None:
-    roots = dict(zip("ab", two_projects))
+    roots = dict(zip("ab", two_projects, strict=True))
     owner: dict[str, Path] = {}
     home = Path(os.environ["HOME"])
     for folder in (home / ".loopx", home / ".agents", Path(os.environ["CODEX_HOME"])):
