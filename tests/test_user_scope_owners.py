@@ -72,7 +72,9 @@ def test_check_from_another_project_sees_no_drift(two_projects: tuple[Path, Path
         assert check.exit_code == 0, check.stdout + check.stderr
 
 
-def test_a_pair_another_project_owns_is_refused_then_moved_with_force(two_projects: tuple[Path, Path]) -> None:
+def test_a_pair_another_project_owns_is_refused_then_moved_with_force(
+    two_projects: tuple[Path, Path],
+) -> None:
     a, b = two_projects
     assert _install(a, "builder").exit_code == 0
     taken = _install(b, "builder")
@@ -97,7 +99,11 @@ def test_each_project_keeps_its_own_pair(two_projects: tuple[Path, Path]) -> Non
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(steps=st.lists(st.tuples(st.sampled_from("ab"), st.sampled_from((*AGENTS, "check", "repair"))), max_size=6))
+@given(
+    steps=st.lists(
+        st.tuples(st.sampled_from("ab"), st.sampled_from((*AGENTS, "check", "repair"))), max_size=6
+    )
+)
 def test_generated_sequences_keep_every_automation_with_its_installer(
     two_projects: tuple[Path, Path], steps: list[tuple[str, str]]
 ) -> None:
