@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from loopx_core.decide.packet import build_packet, load_inputs
 from loopx_core.effects.lens import (
@@ -15,6 +17,7 @@ from loopx_core.effects.lens import (
     interpret_turn_result_packet,
 )
 from loopx_core.kernel.results import turn_result
+from loopx_core.models.constants import PHASES, STATUSES
 from loopx_core.render import packet_markdown
 from tests.conftest import Project
 from tests.scenarios import SCENARIOS
@@ -40,7 +43,15 @@ def test_should_run_packet_through_the_lens(project: Project, name: str) -> None
     assert turn.interpretation.capability_action == (packet.get("capability_gate") or {}).get("action")
     actions = tuple(packet["interaction_contract"]["cli_channel"]["next_cli_actions"])
     assert turn.next_effect.cli_actions == actions
-    assert turn.next_effect.execution_mode is None  # no packet declares one: the lens invents none
+    declared = packet["interaction_contract"]["cli_channel"].get("execution_mode")
+    assert turn.next_effect.execution_mode == declared == ("serial" if actions else None)
+    program = turn.next_effect.program
+    assert (program is None) == (not actions)
+    if program is not None:  # lossless: the program is the actions, in order, in the declared mode
+        assert tuple(s.command for s in program.steps) == actions
+        assert program.execution_mode == declared
+    for name in ("action_portfolio", "planning_horizon"):
+        assert getattr(turn.observation, name) == packet.get(name)
     assert turn.next_effect.scheduler_action == packet["scheduler_hint"]["action"]
     for action in actions:  # the Markdown a person reads is rendered from EffectNext
         assert f"`{action}`" in packet_markdown(packet)
@@ -92,7 +103,8 @@ def test_turn_result_packet(tmp_path) -> None:  # type: ignore[no-untyped-def]
         refused.observation.decision == "refused" and refused.request.context["failure_kind"] == "cancelled"
     )
     settled = interpret_turn_result_packet(
-        {**packet, "status": "committed", "next_phase": None, "next_cli_actions": []}
+        {**packet, "status": "committed", "next_phase": None, "next_cli_actions": [], "remaining_phases": []}
+        | {"execution_mode": None}
     )
     assert settled.observation.decision == "settled" and settled.next_effect == EffectNext()
 
@@ -125,4 +137,35 @@ def test_a_declared_execution_mode_is_read_and_an_unknown_one_is_not_invented() 
     for declared, read in (("parallel", "parallel"), ("serial", "serial"), ("bogus", None), (None, None)):
         cli = {"next_cli_actions": ["loopx a", "loopx b"], "execution_mode": declared}
         packet = {**base, "interaction_contract": {"cli_channel": cli}}
-        assert interpret_quota_should_run_packet(packet).next_effect.execution_mode == read
+        nxt = interpret_quota_should_run_packet(packet).next_effect
+        assert nxt.execution_mode == read
+        assert (nxt.program.execution_mode if nxt.program else None) == read
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(done=st.integers(0, 6), status=st.sampled_from(STATUSES), closeout=st.booleans())
+def test_turn_result_program_is_the_remaining_phases(tmp_path_factory, done, status, closeout) -> None:  # type: ignore[no-untyped-def]
+    """Lossless for the turn result family: the program is the phases still to do, serial, in
+    order; its first step is `next_phase`; a settled or stopped turn has none."""
+    turn = begun_turn(tmp_path_factory.mktemp("t"))
+    journal = turn.store.read_journal("g", turn.key)
+    if closeout and "terminal_closeout" not in journal.plan:
+        journal.plan = [*journal.plan, "terminal_closeout"]
+    wanted = [p for p in PHASES if p in ("host_execute", "typed_result", *journal.plan)]
+    for phase in wanted[:done]:
+        journal.record(phase, journal.updated_at, {})
+    journal.status = status
+    packet = turn_result(journal)
+    lens = interpret_turn_result_packet(packet)
+    remaining = wanted[done:] if status in ("open", "failed") else []
+    assert packet["remaining_phases"] == remaining
+    assert packet["next_phase"] == (remaining[0] if remaining else None)
+    program = lens.next_effect.program
+    if not remaining:
+        assert program is None and "execution_mode" not in packet
+        return
+    assert program is not None and program.execution_mode == "serial" == lens.next_effect.execution_mode
+    assert [(s.step_id, s.kind) for s in program.steps] == [(p, "phase") for p in remaining]
+    assert all(s.purpose for s in program.steps)
+    assert lens.request.context["next_phase"] == program.steps[0].step_id
+    assert lens.next_effect.cli_actions == tuple(packet["next_cli_actions"])

@@ -128,10 +128,17 @@ def build_packet(inputs: Inputs, *, contributors: tuple[HintContributor, ...] = 
     if "capability_gate" in fields:
         packet["capability_gate"] = fields["capability_gate"]
     interaction = fields["interaction_contract"]
-    interaction["cli_channel"] = {"next_cli_actions": list(decision.next_cli_actions)}
+    cli: dict[str, Any] = {"next_cli_actions": list(decision.next_cli_actions)}
+    if decision.next_cli_actions:
+        cli["execution_mode"] = "serial"  # each command after the one before it succeeded
+    interaction["cli_channel"] = cli
     packet["interaction_contract"] = interaction
     packet["work_lane_contract"] = fields["work_lane_contract"]
     packet["selected_todo"] = _todo(assessment)
+    if assessment.candidates:
+        packet["action_portfolio"] = _portfolio(assessment)
+    if "allowed_slots" in packet["quota"]:
+        packet["planning_horizon"] = _horizon(packet["quota"])
     packet["settlement_plan"] = _plan(inputs, decision, assessment)
     packet["scheduler_hint"] = fields["scheduler_hint"]
     packet["protocol_action_packet"] = {"summary": _summary(decision, assessment, packet)}
@@ -153,6 +160,32 @@ def _quota(inputs: Inputs, a: Assessment) -> dict[str, Any]:
         out.update(allowed_slots=inputs.usage.allowed_slots, spent_slots=inputs.usage.spent_slots)
     out["next_eligible_at"] = iso(a.next_eligible_at) if a.next_eligible_at else None
     return out
+
+
+PORTFOLIO_TODOS = 5
+"""Most todos an action portfolio lists (the rest are counted)."""
+
+
+def _portfolio(a: Assessment) -> dict[str, Any]:
+    """The todos open to the agent now, in the order it would take them (the selected one first)."""
+    ordered = sorted(a.candidates, key=lambda t: t is not a.selected)
+    shown = [
+        {"todo_id": t.todo_id, "priority": t.priority}
+        | ({"required_capabilities": t.required_capabilities} if t.required_capabilities else {})
+        for t in ordered[:PORTFOLIO_TODOS]
+    ]
+    return {"todos": shown, "more": max(0, len(ordered) - PORTFOLIO_TODOS)}
+
+
+def _horizon(quota: dict[str, Any]) -> dict[str, Any]:
+    """How far ahead the agent may plan: the slots (and minutes of compute) left in the window."""
+    left = max(0, quota["allowed_slots"] - quota["spent_slots"])
+    return {
+        "slots_left": left,
+        "minutes_left": round(left * quota["slot_minutes"], 3),
+        "window_hours": quota["window_hours"],
+        "next_eligible_at": quota["next_eligible_at"],
+    }
 
 
 def _todo(a: Assessment) -> dict[str, Any] | None:

@@ -9,15 +9,45 @@ CLI renders next actions from `EffectNext`; the turn driver picks its next phase
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
+from loopx_core.effects.program import (
+    EffectProgram,
+    EffectStep,
+    ExecutionMode,
+    declared_mode,
+    effect_program_from_ordered_steps,
+)
 from loopx_core.models.constants import PHASES, STATUSES, TOMBSTONES
 from loopx_core.models.identity import SettlementIdentity
 
-ExecutionMode = Literal["serial", "parallel", "interleaved"]
+__all__ = [
+    "EffectInterpretation",
+    "EffectNext",
+    "EffectObservation",
+    "EffectProgram",
+    "EffectRequest",
+    "EffectStep",
+    "EffectTurn",
+    "effect_program_from_ordered_steps",
+    "interpret_quota_should_run_packet",
+    "interpret_turn_journal",
+    "interpret_turn_result_packet",
+]
+
+
+PHASE_PURPOSE = {
+    "host_execute": "the host does the turn's work",
+    "typed_result": "the host's result, typed succeeded or failed",
+    "validation": "the validation command judges the work",
+    "durable_writeback": "the result is written back",
+    "quota_spend": "the turn's slots are charged",
+    "terminal_closeout": "the goal closes (no follow-up)",
+}
+"""What each phase step of a turn's program does."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +81,10 @@ class EffectObservation:
     should_run: bool
     effective_action: str
     recommended_action: str
+    action_portfolio: Mapping[str, Any] | None = None
+    """The actions open to the agent now (should-run: the todos it could take), when the packet has them."""
+    planning_horizon: Mapping[str, Any] | None = None
+    """How far ahead the agent may plan (should-run: the slots and minutes left in the window)."""
     protocol_summary: str | None = None
 
 
@@ -60,6 +94,8 @@ class EffectNext:
 
     cli_actions: tuple[str, ...] = ()
     execution_mode: ExecutionMode | None = None
+    program: EffectProgram | None = None
+    """The ordered effect program (its steps and `execution_mode`) when the packet declares one."""
     scheduler_action: str | None = None
     cadence_class: str | None = None
     ack_cli_args: tuple[str, ...] = ()
@@ -74,44 +110,6 @@ class EffectTurn:
     interpretation: EffectInterpretation
     observation: EffectObservation
     next_effect: EffectNext
-
-
-@dataclass(frozen=True)
-class EffectStep:
-    """One step of an ordered effect program."""
-
-    step_id: str
-    kind: str
-    command: str | None = None
-    purpose: str | None = None
-
-
-@dataclass(frozen=True)
-class EffectProgram:
-    """Ordered steps and the strategy to execute them (None: not declared)."""
-
-    steps: tuple[EffectStep, ...]
-    execution_mode: ExecutionMode | None = None
-
-
-def effect_program_from_ordered_steps(
-    steps: Iterable[Mapping[str, Any] | str], execution_mode: ExecutionMode | None = None
-) -> EffectProgram:
-    """Map an ordered list (dicts with step_id/kind/command/purpose, or bare commands) to a program."""
-    out = []
-    for index, step in enumerate(steps, 1):
-        if isinstance(step, str):
-            out.append(EffectStep(step_id=f"s{index}", kind="cli", command=step))
-        else:
-            out.append(
-                EffectStep(
-                    step_id=str(step.get("step_id") or f"s{index}"),
-                    kind=str(step.get("kind") or "cli"),
-                    command=step.get("command"),
-                    purpose=step.get("purpose"),
-                )
-            )
-    return EffectProgram(tuple(out), execution_mode)
 
 
 def _hints(scheduler: Mapping[str, Any], name: str) -> tuple[str, ...]:
@@ -150,11 +148,14 @@ def interpret_quota_should_run_packet(packet: Mapping[str, Any]) -> EffectTurn:
             should_run=bool(packet["should_run"]),
             effective_action=packet["effective_action"],
             recommended_action=packet["recommended_action"],
+            action_portfolio=_frozen(packet.get("action_portfolio")),
+            planning_horizon=_frozen(packet.get("planning_horizon")),
             protocol_summary=(packet.get("protocol_action_packet") or {}).get("summary"),
         ),
         next_effect=EffectNext(
             cli_actions=actions,
-            execution_mode=_declared_mode(cli),
+            execution_mode=declared_mode(cli.get("execution_mode")),
+            program=_cli_program(actions, cli.get("execution_mode")),
             scheduler_action=scheduler.get("action"),
             cadence_class=scheduler.get("cadence_class"),
             ack_cli_args=_hints(scheduler, "ack_hint"),
@@ -164,7 +165,8 @@ def interpret_quota_should_run_packet(packet: Mapping[str, Any]) -> EffectTurn:
 
 
 def interpret_turn_result_packet(packet: Mapping[str, Any]) -> EffectTurn:
-    """A `loopx_turn_result_v0` packet through the four slots; `context.next_phase` drives the driver."""
+    """A `loopx_turn_result_v0` packet through the four slots; its serial program (the phases the
+    turn still needs) is what the turn driver executes."""
     status = packet["status"]
     failure = packet.get("failure")
     decision = {"open": "continue", "committed": "settled"}.get(status, status)
@@ -195,14 +197,34 @@ def interpret_turn_result_packet(packet: Mapping[str, Any]) -> EffectTurn:
             effective_action=packet.get("next_phase") or ("settled" if status == "committed" else status),
             recommended_action=packet.get("summary", ""),
         ),
-        next_effect=EffectNext(cli_actions=actions, execution_mode=_declared_mode(packet)),
+        next_effect=EffectNext(
+            cli_actions=actions,
+            execution_mode=declared_mode(packet.get("execution_mode")),
+            program=_phase_program(packet),
+        ),
     )
 
 
-def _declared_mode(section: Mapping[str, Any]) -> ExecutionMode | None:
-    """The execution mode the packet declares, or None: the lens never invents one (seed 001)."""
-    mode = section.get("execution_mode")
-    return mode if mode in ("serial", "parallel", "interleaved") else None
+def _frozen(section: Any) -> Mapping[str, Any] | None:
+    return MappingProxyType(dict(section)) if isinstance(section, Mapping) else None
+
+
+def _cli_program(actions: tuple[str, ...], mode: object) -> EffectProgram | None:
+    """The should-run program: its CLI actions, in order, as the packet declares them run."""
+    if not actions or declared_mode(mode) is None:
+        return None
+    return effect_program_from_ordered_steps(actions, declared_mode(mode))
+
+
+def _phase_program(packet: Mapping[str, Any]) -> EffectProgram | None:
+    """The turn result program: the phases the turn still needs, one step each (the driver runs it)."""
+    mode = declared_mode(packet.get("execution_mode"))
+    phases = packet.get("remaining_phases")
+    if mode is None or not isinstance(phases, list) or not phases:
+        return None
+    return EffectProgram(
+        tuple(EffectStep(str(p), "phase", purpose=PHASE_PURPOSE.get(p)) for p in phases), mode
+    )
 
 
 def interpret_turn_journal(journal: Any, *, goal_id: str, agent_id: str, turn_key: str) -> EffectTurn:

@@ -22,13 +22,13 @@ if TYPE_CHECKING:
 BASE_PLAN = ["validation", "durable_writeback", "quota_spend"]
 
 
-def next_phase(journal: TurnJournal) -> str | None:
-    """The first phase still to do: host phases, then the planned settlement steps."""
+def remaining_phases(journal: TurnJournal) -> list[str]:
+    """The phases still to do, in order: host phases, then the planned settlement steps."""
     if journal.status not in ("open", "failed"):
-        return None
+        return []
     wanted = ["host_execute", "typed_result", *journal.plan]
     done = set(journal.completed())
-    return next((p for p in PHASES if p in wanted and p not in done), None)
+    return [p for p in PHASES if p in wanted and p not in done]
 
 
 def turn_result(
@@ -43,7 +43,8 @@ def turn_result(
     `todo_done`: the turn's todo is already complete (`turn run-once` completes it), so no
     action asks for it again."""
     identity = journal.identity
-    phase = next_phase(journal)
+    remaining = remaining_phases(journal)
+    phase = remaining[0] if remaining else None
     packet: dict[str, Any] = {
         "schema": TURN_RESULT_SCHEMA,
         "adapter": adapter,
@@ -56,10 +57,13 @@ def turn_result(
         "plan": list(journal.plan),
         "completed_phases": journal.completed(),
         "next_phase": phase,
+        "remaining_phases": remaining,
         "receipts": [r.to_json() for r in result.receipts] if result else [],
         "effects": list(result.effects) if result else [],
         "failure": result.failure.to_json() if result and result.failure else journal.failure,
     }
+    if remaining:
+        packet["execution_mode"] = "serial"  # each phase settled before the next one starts
     packet["summary"] = _summary(packet)
     packet["next_cli_actions"] = _actions(journal, phase, todo_done)
     return packet

@@ -1,8 +1,10 @@
 """The turn driver: `loopx turn run-once` runs the host command and every step in-process.
 
 Each phase is journaled; `--resume` continues a crashed or failed turn from its journal and
-never repeats a committed step. The next phase is always read through the effect lens
-(`interpret_turn_result_packet`), the same packet the CLI adapter prints.
+never repeats a committed step. What to run is read through the effect lens
+(`interpret_turn_result_packet`) from the same packet the CLI adapter prints: the turn's
+serial program of remaining phases, executed step by step, each settled (journaled) before
+the next starts.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from typing import Any
 from loopx_core import faults as fault
 from loopx_core.decide.packet import build_packet, load_inputs
 from loopx_core.effects.lens import interpret_quota_should_run_packet, interpret_turn_result_packet
-from loopx_core.errors import LoopxError, NotFoundError, RefusedError, SettlementError
+from loopx_core.effects.program import EffectProgram, EffectStep, execute
+from loopx_core.errors import LoopxError, NotFoundError, RefusedError, SettlementError, StateInvalidError
 from loopx_core.kernel.algebra import StepKind
 from loopx_core.kernel.results import turn_result
 from loopx_core.ops.lease import hold_lease
@@ -128,24 +131,42 @@ def _drive(
         summary="turn run by `loopx turn run-once`",
         release_on_commit=False,
     )
-    while True:
-        result_packet = turn_result(store.read_journal(goal_id, journal.turn_key), adapter="driver")
-        phase = interpret_turn_result_packet(result_packet).request.context["next_phase"]
-        if phase is None:
-            break
-        if phase in ("host_execute", "typed_result"):
-            _host(ctx, options.host_command, phase, options.host_output)
-            continue
-        if phase == "validation":
-            _validate_first(ctx, journal)
-        result, _ = settle(ctx, [StepKind(phase)])
-        if result.failure is not None:
-            mark_failed(store, journal, result.failure.to_json(), clock())
-            result.failure.raise_error()
+    program = _program(store, goal_id, journal.turn_key)
+    if program is not None:
+        if program.execution_mode != "serial":
+            raise StateInvalidError(
+                f"turn {journal.turn_key} declares a {program.execution_mode} program; the driver runs serial ones"
+            )
+        execute(program, lambda step: _step(ctx, options, journal, step))
     final = store.read_journal(goal_id, journal.turn_key)
     done = _finish_todo(store, final, clock())
     release_turn(store, final)
     return turn_result(final, adapter="driver", todo_done=done)
+
+
+def _program(store: Store, goal_id: str, turn_key: str) -> EffectProgram | None:
+    """The turn's remaining phases, read through the effect lens from its result packet."""
+    packet = turn_result(store.read_journal(goal_id, turn_key), adapter="driver")
+    return interpret_turn_result_packet(packet).next_effect.program
+
+
+def _step(ctx: TurnContext, options: DriverOptions, journal: Any, step: EffectStep) -> None:
+    """Run one phase of the program and settle it: its receipt is journaled before the next starts."""
+    phase = step.step_id
+    if phase in ("host_execute", "typed_result"):
+        _host(ctx, options.host_command, phase, options.host_output)
+    else:
+        if phase == "validation":
+            _validate_first(ctx, journal)
+        result, _ = settle(ctx, [StepKind(phase)])
+        if result.failure is not None:
+            mark_failed(ctx.store, journal, result.failure.to_json(), ctx.clock())
+            result.failure.raise_error()
+    after = _program(ctx.store, ctx.goal_id, ctx.turn_key)
+    if after is not None and phase in (s.step_id for s in after.steps):
+        raise StateInvalidError(
+            f"turn {ctx.turn_key}: the {phase} step ran but its journal does not record it"
+        )
 
 
 def _host(ctx: TurnContext, command: str, phase: str, sink: OutputSink | None = None) -> None:
