@@ -29,17 +29,26 @@ def dashboard(
             "--token", help="The access token (default: a new random one per launch).", show_default=False
         ),
     ] = None,
+    metrics_token: Annotated[
+        str | None,
+        typer.Option(
+            "--metrics-token",
+            help="A token that reads /metrics alone (a Prometheus scraper's bearer token).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve the web dashboard: attention queue, goals, agents; live; owner actions.
 
     Prints the URL to open (it carries the per-launch token, as Jupyter's does) and serves
     until Ctrl-C. Every owner action calls the same operation as its CLI command. Exit codes:
     2 a bad --port or --host, or a non-loopback --host without --token; 3 no LoopX state
-    here; 7 the port cannot be bound.
+    here; 7 the port cannot be bound. `/metrics` serves Prometheus' text format to a bearer of
+    the token or of --metrics-token.
     """
     from loopx_core.clock import now
     from loopx_core.dashboard.app import create_app
-    from loopx_core.dashboard.security import Guard, is_loopback, launch_token
+    from loopx_core.dashboard.security import Guard, checked_token, is_loopback, launch_token
     from loopx_core.dashboard.server import bind, listen_name, serve, url
     from loopx_core.store.choice import open_store
     from loopx_core.store.roots import find_root
@@ -47,6 +56,7 @@ def dashboard(
     with reporting(Format.markdown):
         host = listen_name(host)
         secret = launch_token(host, token)
+        scraper = checked_token(metrics_token, "--metrics-token") if metrics_token is not None else None
         now()  # a bad LOOPX_NOW is refused here (exit 2), not on every page
         store = open_store(find_root((ctx.find_root().obj or {}).get("root")), shared=True)
         store.read_registry()  # no state here: one line, exit 3, before anything listens
@@ -61,4 +71,5 @@ def dashboard(
             import webbrowser
 
             webbrowser.open(address)
-        serve(create_app(store, Guard(secret, loopback_only=is_loopback(host))), sock)
+        guard = Guard(secret, loopback_only=is_loopback(host), metrics_token=scraper)
+        serve(create_app(store, guard), sock)

@@ -134,6 +134,17 @@ class Dashboard:
                 request, 500, f"internal error: {type(error).__name__} (a bug: please report it)"
             )
 
+    async def metrics(self, request: Request) -> Response:
+        """Every goal and agent in Prometheus' text format (`metrics`), read at each scrape."""
+
+        async def work() -> Response:
+            from loopx_core.dashboard import metrics
+
+            body = await run_in_threadpool(metrics.exposition, self.store, now)
+            return Response(body, media_type=metrics.CONTENT_TYPE)
+
+        return await self.guarded(request, work)
+
     # -- pages -------------------------------------------------------------------------------
     async def attention(self, request: Request) -> Response:
         """The attention queue across goals."""
@@ -276,6 +287,18 @@ class GuardMiddleware:
             response = PlainTextResponse("403: refused: this dashboard answers only on loopback\n", 403)
             await response(scope, receive, secured)
             return
+        if request.url.path == "/metrics":
+            headers = request.headers
+            if not guard.scrape_allowed(headers.get("authorization", ""), headers.get("cookie", "")):
+                refusal = PlainTextResponse(
+                    "401: /metrics needs `Authorization: Bearer <token>` (the dashboard's or --metrics-token)\n",
+                    401,
+                    headers={"www-authenticate": 'Bearer realm="loopx"'},
+                )
+                await refusal(scope, receive, secured)
+                return
+            await self.app(scope, receive, secured)
+            return
         given = request.query_params.get("token")
         if given is not None:
             if not guard.matches(given):
@@ -313,6 +336,7 @@ def create_app(store: Store, guard: Guard, *, poll_seconds: float = POLL_SECONDS
         Route("/agents", dashboard.agents, methods=["GET"]),
         Route("/events", dashboard.events, methods=["GET"]),
         Route("/static/{name:path}", dashboard.static, methods=["GET"]),
+        Route("/metrics", dashboard.metrics, methods=["GET"]),
     ]
     app = Starlette(
         routes=routes,

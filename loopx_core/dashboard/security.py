@@ -42,6 +42,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def checked_token(token: str, option: str) -> str:
+    """A given token, stripped: refused (exit 2) when too short to resist guessing or unsafe."""
+    token = token.strip()
+    if len(token) < MIN_TOKEN_CHARS or not TOKEN_PATTERN.fullmatch(token):
+        raise UsageError(f"{option} must be at least {MIN_TOKEN_CHARS} characters, each one of {TOKEN_CHARS}")
+    return token
+
+
 def launch_token(host: str, token: str | None) -> str:
     """The token for this launch: the one given, or a fresh random one on loopback.
 
@@ -49,12 +57,7 @@ def launch_token(host: str, token: str | None) -> str:
     otherwise reach the URL before the owner); a token too short to resist guessing too.
     """
     if token is not None:
-        token = token.strip()
-        if len(token) < MIN_TOKEN_CHARS or not TOKEN_PATTERN.fullmatch(token):
-            raise UsageError(
-                f"--token must be at least {MIN_TOKEN_CHARS} characters, each one of {TOKEN_CHARS}"
-            )
-        return token
+        return checked_token(token, "--token")
     if not is_loopback(host):
         raise UsageError(
             f"--host {host} serves the dashboard beyond this machine: give an explicit --token too"
@@ -68,6 +71,8 @@ class Guard:
 
     token: str
     loopback_only: bool
+    metrics_token: str | None = None
+    """A second token that reads `/metrics` alone (a scraper's), besides the launch's own."""
 
     @property
     def cookie_name(self) -> str:
@@ -82,6 +87,17 @@ class Guard:
     def matches(self, value: str | None) -> bool:
         """True when `value` is this launch's token (constant-time)."""
         return value is not None and hmac.compare_digest(value.encode(), self.token.encode())
+
+    def scrape_allowed(self, authorization: str, cookie_header: str) -> bool:
+        """`/metrics`: a `Bearer` token (the launch's or the metrics token), or a signed-in browser."""
+        scheme, _, given = authorization.partition(" ")
+        if scheme.lower() == "bearer" and given.strip():
+            given = given.strip()
+            extra = self.metrics_token is not None and hmac.compare_digest(
+                given.encode(), self.metrics_token.encode()
+            )
+            return self.matches(given) or extra
+        return self.matches(self.cookie_token(cookie_header))
 
     def csrf_matches(self, value: str | None) -> bool:
         """True when `value` is this launch's CSRF field (constant-time)."""

@@ -25,7 +25,7 @@ from loopx_core import faults as fault
 from loopx_core.decide.packet import build_packet, load_inputs
 from loopx_core.effects.lens import interpret_quota_should_run_packet, interpret_turn_result_packet
 from loopx_core.effects.program import EffectProgram, EffectStep, execute
-from loopx_core.errors import LoopxError, NotFoundError, RefusedError, SettlementError, StateInvalidError
+from loopx_core.errors import NotFoundError, RefusedError, SettlementError, StateInvalidError
 from loopx_core.kernel.algebra import StepKind
 from loopx_core.kernel.results import turn_result
 from loopx_core.ops.lease import hold_lease
@@ -33,6 +33,7 @@ from loopx_core.ops.todos import complete_todo
 from loopx_core.settlement.steps import TurnContext, release_turn, run_validation
 from loopx_core.settlement.turns import begin_turn, mark_failed, reopen, settle
 from loopx_core.store.base import Store
+from loopx_core.store.postgres.common import StoreUnavailableError
 
 HOST_OUTPUT_TAIL = 2000
 DRAIN_AFTER_EXIT_S = 2.0
@@ -100,13 +101,13 @@ def run_once(
         )
     try:
         return _drive(store, goal_id, agent_id, options, clock, journal)
-    except LoopxError as error:
-        if error.code != "store_unavailable" or options.resume:
+    except StoreUnavailableError as error:
+        if options.resume:
             raise  # a resumed turn is retried by running the same command again
-        said = error.message.partition("; retry the command")[0]
-        raise type(error)(
-            f"{said}; the turn is open: run the same `loopx turn run-once` again with --resume "
-            "(a step retried never charges twice)"
+        raise StoreUnavailableError(
+            error.what,
+            "the turn is open: run the same `loopx turn run-once` again with --resume "
+            "(a step retried never charges twice)",
         ) from None
 
 

@@ -24,7 +24,18 @@ def lock_statement(keys: list[str]) -> str:
     return f"SELECT {calls}"
 
 
+RETRY = "retry the command"
+"""The advice a lost connection ends with, unless the caller knows a better one."""
+
+
 class StoreUnavailableError(LockTimeoutError):
-    """The database could not be reached, or the connection broke where no retry is safe (exit 6)."""
+    """The database could not be reached, or the connection broke where no retry is safe (exit 6).
+
+    `what` is what happened; the message adds the advice (`RETRY` unless told otherwise), so a
+    caller that knows the command that works now (the turn driver: `--resume`) gives its own."""
 
     code = "store_unavailable"
+
+    def __init__(self, what: str, advice: str | None = RETRY) -> None:
+        super().__init__(f"{what}; {advice}" if advice else what)
+        self.what = what

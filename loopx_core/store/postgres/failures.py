@@ -11,7 +11,7 @@ import re
 
 from loopx_core.errors import ConflictError, LockTimeoutError, LoopxError, RefusedError, StateInvalidError
 from loopx_core.store.lock import lock_timeout
-from loopx_core.store.postgres.common import StoreUnavailableError
+from loopx_core.store.postgres.common import RETRY, StoreUnavailableError
 
 LOCK_NOT_AVAILABLE = "55P03"
 INSUFFICIENT_PRIVILEGE = "42501"
@@ -47,12 +47,10 @@ def mapped(sqlstate: str | None, detail: str, where: str, *, lost: bool, committ
     if lost:
         if committing:
             return StoreUnavailableError(
-                f"lost the connection to {where} while committing: the change may or may not be "
-                "saved; retry the command (settlement retries never charge twice)"
+                f"lost the connection to {where} while committing: the change may or may not be saved",
+                f"{RETRY} (settlement retries never charge twice)",
             )
-        return StoreUnavailableError(
-            f"lost the connection to {where}: nothing of this change was saved; retry the command"
-        )
+        return StoreUnavailableError(f"lost the connection to {where}: nothing of this change was saved")
     if sqlstate == INSUFFICIENT_PRIVILEGE:
         return RefusedError(
             f"the database role may not do this in {where}: {detail} (docs/team.md lists the grants)",

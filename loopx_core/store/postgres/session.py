@@ -86,12 +86,12 @@ class Connections:
             except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
                 if time.monotonic() >= deadline:
                     raise StoreUnavailableError(
-                        f"cannot reach the store {self.shown}: {clean(str(exc))}"
+                        f"cannot reach the store {self.shown}: {clean(str(exc))}", None
                     ) from None
             except Exception as exc:  # the pool's own timeout
                 if type(exc).__name__ != "PoolTimeout" or time.monotonic() >= deadline:
                     raise StoreUnavailableError(
-                        f"cannot reach the store {self.shown}: {clean(str(exc))}"
+                        f"cannot reach the store {self.shown}: {clean(str(exc))}", None
                     ) from None
             time.sleep(_RETRY_PAUSE_S[min(attempt, len(_RETRY_PAUSE_S) - 1)])
             attempt += 1
