@@ -84,7 +84,9 @@ def test_metrics_agree_with_status_and_health(store: Store) -> None:
             history = store.read_history(goal)
             for verdict in ("passed", "failed"):
                 expected = sum(1 for r in history if r.validation == verdict)
-                assert _one(seen["loopx_goal_turns_settled_total"], goal_id=goal, validation=verdict) == expected
+                assert (
+                    _one(seen["loopx_goal_turns_settled_total"], goal_id=goal, validation=verdict) == expected
+                )
             opened = sum(1 for g in store.read_goal(goal).gates if g.status == "open")
             assert _one(seen["loopx_goal_gates_open"], goal_id=goal) == opened
     assert sum(seen["loopx_goal_gates_open"].values()) >= 1  # the fleet has an open gate: the check bites
@@ -101,12 +103,19 @@ def test_metrics_need_a_token(tmp_path: Path) -> None:
     files = FileStore(tmp_path)
     fleet(files)
     with served_thread(files, TOKEN) as served:
-        for headers in ({}, {"Authorization": "Bearer wrong-token-wrong-token"}, {"Authorization": "Basic x"}):
+        for headers in (
+            {},
+            {"Authorization": "Bearer wrong-token-wrong-token"},
+            {"Authorization": "Basic x"},
+        ):
             reply = request(served, "GET", "/metrics", headers=headers, signed_in=False)
             assert reply.status == 401 and "Bearer" in reply.headers["www-authenticate"], headers
             assert "loopx_goal" not in reply.body
         assert request(served, "GET", "/metrics").status == 200  # a signed-in browser
-        assert request(served, "POST", "/metrics", headers={"Authorization": f"Bearer {TOKEN}"}).status in (404, 405)
+        assert request(served, "POST", "/metrics", headers={"Authorization": f"Bearer {TOKEN}"}).status in (
+            404,
+            405,
+        )
 
 
 def test_a_metrics_token_reads_metrics_alone(tmp_path: Path) -> None:
