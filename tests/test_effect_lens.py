@@ -169,3 +169,32 @@ def test_turn_result_program_is_the_remaining_phases(tmp_path_factory, done, sta
     assert all(s.purpose for s in program.steps)
     assert lens.request.context["next_phase"] == program.steps[0].step_id
     assert lens.next_effect.cli_actions == tuple(packet["next_cli_actions"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    todos=st.lists(
+        st.tuples(st.integers(0, 4), st.sampled_from(((), ("python",), ("gpu",)))), min_size=1, max_size=8
+    ),
+    has=st.sampled_from(((), ("python",), ("python", "gpu"))),
+)
+def test_the_portfolio_lists_todos_in_the_order_the_agent_takes_them(tmp_path_factory, todos, has) -> None:  # type: ignore[no-untyped-def]
+    from loopx_core.ops import goals
+    from loopx_core.ops import todos as todo_ops
+    from loopx_core.store.files import FileStore
+    from tests.conftest import T0
+
+    store = FileStore(tmp_path_factory.mktemp("p"))
+    store.init()
+    goals.add_goal(store, "g", "Objective", T0)
+    goals.register_agent(store, "a", list(has), T0)
+    for n, (priority, needs) in enumerate(todos):
+        todo_ops.add_todo(store, "g", f"T{n}", T0, priority=priority, required_capabilities=list(needs))
+    packet = build_packet(load_inputs(store, "g", "a", T0))
+    portfolio = packet["action_portfolio"]
+    listed = [t["todo_id"] for t in portfolio["todos"]]
+    assert listed[0] == packet["selected_todo"]["todo_id"]
+    assert len(listed) + portfolio["more"] == len(todos) and len(listed) == min(5, len(todos))
+    capable = [not set(t.get("required_capabilities", ())) <= set(has) for t in portfolio["todos"][1:]]
+    assert capable == sorted(capable)  # every todo it can do before any it cannot
+    assert interpret_quota_should_run_packet(packet).observation.action_portfolio == portfolio

@@ -178,3 +178,37 @@ def test_turn_result_program_snapshot(tmp_path: Path, snapshot_json) -> None:  #
         for phase in ("host_execute", "typed_result"):
             journal.record(phase, journal.updated_at, {})
     assert seen == snapshot_json
+
+
+def test_a_step_that_plans_another_is_run_too(tmp_path: Path) -> None:
+    """`--no-follow-up`: the writeback step plans terminal_closeout, which the driver then runs
+    (the program is read again after every step), so the goal closes."""
+    store = build_project(tmp_path / "p")
+    options = DriverOptions(host_command="true", validation_command="true", no_followup=True)
+    packet = run_once(store, "g", "builder", options, lambda: T0)
+    assert packet["status"] == "committed" and packet["remaining_phases"] == []
+    assert "terminal_closeout" in packet["completed_phases"]
+    assert store.read_registry().goals["g"].status == "done"
+
+
+def test_a_host_command_that_settles_phases_itself(tmp_path: Path) -> None:
+    """The host command writes the turn back itself: the driver skips what the journal already
+    holds and finishes the turn (no phase runs twice)."""
+    store = build_project(tmp_path / "p")
+    loopx = Path(sys.executable).parent / "loopx"
+    writeback = (
+        f"{shlex.quote(str(loopx))} writeback --goal-id $LOOPX_GOAL_ID --agent-id $LOOPX_AGENT_ID "
+        "--turn-key $LOOPX_TURN_KEY --summary done --validation-status passed --evidence ok"
+    )
+    options = DriverOptions(host_command=writeback, validation_command="true")
+    packet = run_once(store, "g", "builder", options, lambda: T0)
+    assert packet["status"] == "committed", packet
+    phases = [p.phase for p in store.read_journal("g", packet["turn_key"]).phases]
+    assert len(phases) == len(set(phases)) and phases[-1] == "quota_spend"
+
+
+def test_an_unknown_mode_runs_nothing() -> None:
+    ran: list[EffectStep] = []
+    with pytest.raises(ValueError, match="no execution_mode"):
+        execute(EffectProgram((EffectStep("a", "cli"),), "bogus"), ran.append)  # type: ignore[arg-type]
+    assert ran == []

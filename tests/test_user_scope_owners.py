@@ -147,3 +147,98 @@ def test_a_recorded_project_is_an_absolute_path_of_printable_text(project: str) 
         assert "pairs.0.project" in exc.message
     else:
         assert fine and manifest.installs["codex-app"].pairs[0].project == project
+
+
+def _manifest_path() -> Path:
+    return Path(os.environ["HOME"]) / ".loopx" / "facades.json"
+
+
+def _uninstall(root: Path, *extra: str) -> object:
+    return run_loopx(
+        "workflow-skills", "--uninstall", "--surface", "codex-app", "--scope", "user", "-f", "json", *extra,
+        root=root, cwd=root,
+    )  # fmt: skip
+
+
+def test_a_pair_recorded_without_its_project_stays_as_written_until_named(
+    two_projects: tuple[Path, Path],
+) -> None:
+    """A manifest from before LoopX kept each pair's project: doctor and --repair elsewhere leave
+    the automation as LoopX wrote it; an install naming the pair adopts it."""
+    a, b = two_projects
+    assert _install(a, "builder").exit_code == 0
+    data = json.loads(_manifest_path().read_text())
+    for pair in data["installs"]["codex-app"]["pairs"]:
+        del pair["project"]
+    _manifest_path().write_text(json.dumps(data))
+    before = _automation("builder").read_bytes()
+    for args in (("doctor",), ("doctor", "--repair")):
+        out = run_loopx(*args, "-f", "json", root=b, cwd=b)
+        assert "facade_drift" not in out.stdout, out.stdout
+    assert _automation("builder").read_bytes() == before
+    assert _install(a, "builder").exit_code == 0
+    pairs = json.loads(_manifest_path().read_text())["installs"]["codex-app"]["pairs"]
+    assert [p["project"] for p in pairs] == [str(a.resolve())]
+
+
+def test_another_projects_pair_is_not_removed_from_here(two_projects: tuple[Path, Path]) -> None:
+    a, b = two_projects
+    assert _install(a, "builder").exit_code == 0
+    assert _install(b, "other").exit_code == 0
+    for extra in (("-g", "g", "-a", "builder"), ()):
+        refused = _uninstall(b, *extra)
+        assert refused.exit_code == 5, refused.stdout + refused.stderr
+        assert "installed for another project" in refused.stderr and str(a) not in refused.stderr
+        assert _cwds("builder") == [str(a.resolve())]
+    unknown = _uninstall(b, "-g", "zz", "-a", "zz")
+    assert unknown.exit_code == 2 and "not installed here" in unknown.stderr
+    assert _automation("builder").is_file() and _automation("other").is_file()
+    assert _uninstall(b, "-g", "g", "-a", "other").exit_code == 0  # its own pair goes
+    assert not _automation("other").exists() and _automation("builder").is_file()
+    assert _uninstall(b, "--force").exit_code == 0  # everything, A's too, when forced
+    assert not _automation("builder").exists()
+
+
+def test_a_one_pair_host_is_not_taken_from_another_project(two_projects: tuple[Path, Path]) -> None:
+    """Claude Code keeps one pair at user scope: B's install would replace A's hooks."""
+    a, b = two_projects
+
+    def install(root: Path, agent: str, *extra: str):  # type: ignore[no-untyped-def]
+        return run_loopx(
+            "workflow-skills", "--install", "--surface", "claude-code", "--scope", "user",
+            "-g", "g", "-a", agent, "-f", "json", *extra, root=root, cwd=root,
+        )  # fmt: skip
+
+    assert install(a, "builder").exit_code == 0
+    taken = install(b, "other")
+    assert taken.exit_code == 5 and "installed for another project" in taken.stderr, taken.stderr
+    assert install(b, "other", "--force").exit_code == 0
+
+
+def test_a_moved_project_is_reported_and_its_new_folder_takes_the_pair_over(
+    two_projects: tuple[Path, Path],
+) -> None:
+    a, b = two_projects
+    assert _install(a, "builder").exit_code == 0
+    moved = a.with_name("a2")
+    a.rename(moved)
+    found = json.loads(run_loopx("doctor", "-f", "json", root=b, cwd=b).stdout)["findings"]
+    lost = [f for f in found if f["code"] == "facade_project_missing"]
+    assert len(lost) == 1 and str(a) not in lost[0]["message"], found
+    assert _install(moved, "builder").exit_code == 0
+    assert _cwds("builder") == [str(moved.resolve())]
+    found = json.loads(run_loopx("doctor", "-f", "json", root=b, cwd=b).stdout)["findings"]
+    assert not [f for f in found if f["code"] == "facade_project_missing"]
+
+
+def test_a_damaged_user_manifest_is_named_as_the_users(two_projects: tuple[Path, Path]) -> None:
+    a, _ = two_projects
+    _manifest_path().parent.mkdir(parents=True, exist_ok=True)
+    _manifest_path().write_text("{")
+    check = run_loopx(
+        "workflow-skills", "--check", "--surface", "codex-app", "--scope", "user", root=a, cwd=a
+    )
+    assert check.exit_code == 4 and "~/.loopx/facades.json" in check.stderr, check.stderr
+    doctor = json.loads(run_loopx("doctor", "-f", "json", root=a, cwd=a).stdout)["findings"]
+    invalid = [f for f in doctor if f["code"] == "facade_manifest_invalid"]
+    assert "--scope user" in invalid[0]["hint"] and "~/.loopx/facades.json" in invalid[0]["message"]

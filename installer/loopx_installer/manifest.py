@@ -14,9 +14,9 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from loopx_core.errors import RefusedError, SchemaUnsupportedError, StateInvalidError
 from loopx_core.hosts.model import Base
@@ -39,6 +39,12 @@ WHAT = "the install manifest"
 def sha256(text: str | None) -> str | None:
     """The sha256 of a file's text (None for no file)."""
     return None if text is None else hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _absolute_folder(value: str) -> str:
+    if not value.startswith("/") or len(value) > 4096 or any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise ValueError("must be an absolute folder path of printable text (at most 4096 characters)")
+    return value
 
 
 class _Strict(BaseModel):
@@ -83,7 +89,7 @@ class PairModel(_Strict):
     goal_id: str | None = None
     agent_id: str | None = None
     installed_at_ms: int = Field(ge=0, le=2**53)
-    project: str | None = Field(default=None, min_length=1, max_length=4096, pattern=r"^/[^\x00-\x1f\x7f]*$")
+    project: Annotated[str, AfterValidator(_absolute_folder)] | None = None
     """User scope: the absolute folder of the project the pair was installed for (its files,
     a Codex automation's `cwds`, render for it from any project). Rendered, never written to."""
 
@@ -199,23 +205,24 @@ class Manifest:
     @classmethod
     def load(cls, path: Path, roots: dict[str, Path], names: dict[str, str] | None = None) -> Manifest:
         """Read, validate and confine the manifest (an empty one if there is none)."""
+        where_shown = display(path, roots, names)  # `.loopx/facades.json`, or `~/.loopx/...` at user scope
         for folder in (path.parent, path.parent / "backups"):
             if folder.exists() and not folder.is_dir():
-                shown = ".loopx" if folder == path.parent else ".loopx/backups"
+                shown = display(folder, roots, names)
                 raise StateInvalidError(
                     f"{shown} is not a folder (LoopX keeps its manifest there)", path=shown
                 )
         if not path.exists() and not path.is_symlink():
             return cls(path, roots, names=names or {})
         if not path.is_file():
-            raise StateInvalidError(f"{WHAT} {MANIFEST} is not a regular file", path=MANIFEST)
-        data = _parse(path)
+            raise StateInvalidError(f"{WHAT} {where_shown} is not a regular file", path=where_shown)
+        data = _parse(path, where_shown)
         version = data.get("schema_version")
         if version not in READABLE or isinstance(version, bool):
             raise SchemaUnsupportedError(
-                f"{WHAT} {MANIFEST} has schema_version {str(version)[:40]!r}; this loopx reads "
+                f"{WHAT} {where_shown} has schema_version {str(version)[:40]!r}; this loopx reads "
                 f"{', '.join(map(str, READABLE))} (file left unchanged)",
-                path=MANIFEST,
+                path=where_shown,
             )
         manifest = cls(path, roots, names=names or {})
         try:
@@ -227,7 +234,7 @@ class Manifest:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])[:120] or "(root)"
             raise StateInvalidError(
-                f"{WHAT} {MANIFEST} is invalid at {where}: {first['msg']}", path=MANIFEST
+                f"{WHAT} {where_shown} is invalid at {where}: {first['msg']}", path=where_shown
             ) from None
         return manifest
 
@@ -293,7 +300,7 @@ class Manifest:
         ]
         if not found:
             raise RefusedError(
-                f"{WHAT} {MANIFEST} (schema 1, absolute paths) names a file outside this target "
+                f"{WHAT} {self.shown(self.path)} (schema 1, absolute paths) names a file outside this target "
                 "(was the project copied or moved?); nothing written. Delete the manifest and "
                 "re-install, or remove LoopX's files by hand",
                 code="outside_target",
@@ -347,18 +354,18 @@ class Manifest:
         return {name: rec for name, rec in self.files.items() if host in rec.owners}
 
 
-def _parse(path: Path) -> dict[str, Any]:
+def _parse(path: Path, shown: str) -> dict[str, Any]:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise StateInvalidError(f"{WHAT} {MANIFEST} is unreadable: {exc.strerror}", path=MANIFEST) from None
+        raise StateInvalidError(f"{WHAT} {shown} is unreadable: {exc.strerror}", path=shown) from None
     try:
         data = json.loads(raw, parse_constant=_no_constant)
     except (ValueError, RecursionError) as exc:
         why = exc.msg if isinstance(exc, json.JSONDecodeError) else "not valid JSON"
-        raise StateInvalidError(f"{WHAT} {MANIFEST} is not valid JSON ({why})", path=MANIFEST) from None
+        raise StateInvalidError(f"{WHAT} {shown} is not valid JSON ({why})", path=shown) from None
     if not isinstance(data, dict):
-        raise StateInvalidError(f"{WHAT} {MANIFEST} is not a JSON object", path=MANIFEST)
+        raise StateInvalidError(f"{WHAT} {shown} is not a JSON object", path=shown)
     return data
 
 

@@ -25,7 +25,7 @@ from loopx_installer.manifest import FileRecord, Install, Manifest, Pair
 from loopx_installer.paths import place, safe_path
 from loopx_installer.plan import Action, Placed, plan_install, plan_uninstall, read
 from loopx_installer.progress import step
-from loopx_installer.selection import Selection, resolve
+from loopx_installer.selection import Selection, owned_elsewhere, resolve
 
 Operation = Literal["install", "uninstall", "check"]
 
@@ -162,12 +162,39 @@ class _Run:
         for pair in self.selection.pairs:
             with plugin_call(self.host.name, "render"):
                 files = render(self.host, self.context(pair))
+                if self.selection.project is not None and pair.project is None:
+                    files = self._as_written(pair, files)
             for f in files:
                 base, rel = place(f, self.selection.scope, own)
                 path = safe_path(self.roots[base], rel)
                 winners[str(path)] = (Placed(f, path, self.manifest.shown(path), base, rel), pair)
         kept = [p for p in self.selection.pairs if any(w is p for _, w in winners.values())]
         return [p for p, _ in winners.values()], {k: w for k, (_, w) in winners.items()}, kept
+
+    def _as_written(self, pair: Pair, files: list[FacadeFile]) -> list[FacadeFile]:
+        """A pair recorded before LoopX kept its project: each of its files that depends on the
+        project (it renders otherwise for another folder) stays as LoopX last wrote it, since
+        rendering it for this project would move it here (an install naming the pair adopts it)."""
+        probe = self.context(pair)._replace(project_dir="/nonexistent/loopx-probe")
+        elsewhere = {f.path: f.content for f in render(self.host, probe)}
+        own = {b.name: b for b in self.host.bases}
+        out = []
+        for f in files:
+            if f.merge == "owned" and elsewhere.get(f.path) != f.content:
+                base, rel = place(f, self.selection.scope, own)
+                path = safe_path(self.roots[base], rel)
+                record = self.manifest.files.get(str(path))
+                current = read(path, self.manifest.shown(path))
+                mine = (record.owners.get(self.host.name) or {}) if record else {}
+                keys = sorted({*f.host_keys, *(mine.get("host_keys") or [])})
+                if (
+                    record is not None
+                    and current is not None
+                    and fingerprint(current, rel, keys) == record.written_sha256
+                ):
+                    f = f._replace(content=current)
+            out.append(f)
+        return out
 
 
 def _now_ms() -> int:
@@ -284,12 +311,15 @@ def run(request: Request, pm: pluggy.PluginManager) -> Report:
         return _check(r, report)
     kept = sel.pairs
     executables: set[str] = set()
+    recorded = r.manifest.installs[h.name].pairs if h.name in r.manifest.installs else []
     if request.operation == "install" or not sel.full_uninstall:
         step(f"rendering {h.name} ({sel.scope} scope, {sel.layout} layout)")
         placed, _, kept = r.placed()
+        owned_elsewhere(sel, recorded, kept, request.force)
         actions = plan_install(h.name, placed, r.manifest, force=request.force)
         executables = {str(p.path) for p in placed if p.file.executable}
     else:
+        owned_elsewhere(sel, recorded, [], request.force)
         step(f"planning the removal of {h.name} ({sel.scope} scope)")
         actions = plan_uninstall(h.name, r.manifest, force=request.force)
     for action in actions:

@@ -84,6 +84,9 @@ CODES: dict[str, Code] = {
     "facade_subject_missing": Code(
         "installation", "high", "a project facade drives a goal or an agent the project no longer has", None,
     ),
+    "facade_project_missing": Code(
+        "installation", "high", "a user-scope facade works in a project folder that is gone", None,
+    ),
     "facade_manifest_invalid": Code(
         "installation", "high", "an install manifest (the record of installed facades) is unreadable or invalid", None,
     ),

@@ -81,6 +81,40 @@ def missing_subjects(root: Path) -> list[Finding]:
     return found
 
 
+def lost_projects() -> list[Finding]:
+    """User-scope pairs whose recorded project folder is gone: their automation runs nowhere."""
+    from loopx_core.hosts.manager import declared_bases, get_plugin_manager
+    from loopx_installer.manifest import Manifest
+    from loopx_installer.paths import manifest_path
+    from loopx_installer.selection import shown_project
+
+    try:
+        if not manifest_path("user", None).is_file():
+            return []
+        manifest = Manifest.open("user", None, declared_bases(get_plugin_manager()))
+    except (LoopxError, OSError):
+        return []  # facade_manifest_invalid says why
+    found = []
+    for host, record in sorted(manifest.installs.items()):
+        for pair in record.pairs:
+            if pair.project is None or os.path.isdir(pair.project):
+                continue
+            label = f"{pair.goal_id or '-'}/{pair.agent_id or '-'}"
+            selectors = " ".join(f"{f} {v}" for f, v in (("-g", pair.goal_id), ("-a", pair.agent_id)) if v)
+            found.append(
+                Finding(
+                    "facade_project_missing",
+                    f"the {host} user-scope goal/agent {label} works in {shown_project(pair.project)}, "
+                    "which is gone (moved or deleted): its heartbeat runs nowhere",
+                    {"host": host, "scope": "user"},
+                    hint=f"in the project's new folder: loopx workflow-skills --install --surface {host} "
+                    f"--scope user {selectors}; or remove it: loopx workflow-skills --uninstall "
+                    f"--surface {host} --scope user {selectors}",
+                )
+            )
+    return found
+
+
 def manifest_problems(root: Path) -> list[tuple[str, str]]:
     """(scope, why) for each install manifest, project's or user's, that cannot be read."""
     from loopx_core.hosts.manager import declared_bases, get_plugin_manager
@@ -140,10 +174,15 @@ def check_installation(root: Path, *, mcp: bool | None = None) -> list[Finding]:
                 "facade_manifest_invalid",
                 why,
                 {"scope": scope},
-                hint="restore it from a backup, or move it aside and re-install each host with workflow-skills --install",
+                hint="restore it from a backup, or move it aside and re-install each host with "
+                + (
+                    "workflow-skills --install --scope user"
+                    if scope == "user"
+                    else "workflow-skills --install"
+                ),
             )
         )
-    found += missing_subjects(root)
+    found += missing_subjects(root) + lost_projects()
     for host, scope, target, command, layout in facades:
         subject = {"host": host, "scope": scope}
         if not resolves(command):

@@ -80,9 +80,9 @@ def execute(
     A failing step's exception propagates (for `parallel`, the first in step order, after every
     step finished). `between(done, next)` runs between two steps of an interleaved program.
     """
-    mode = program.execution_mode
+    mode = declared_mode(program.execution_mode)
     if mode is None:
-        raise ValueError("the program declares no execution_mode: nothing was run")
+        raise ValueError("the program declares no execution_mode LoopX knows: nothing was run")
     if mode == "parallel":
         return _parallel(program.steps, run)
     done: list[str] = []
@@ -95,12 +95,18 @@ def execute(
 
 
 def _parallel(steps: tuple[EffectStep, ...], run: Callable[[EffectStep], None]) -> tuple[str, ...]:
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import ThreadPoolExecutor, wait
 
     if not steps:
         return ()
-    with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, len(steps))) as pool:
+    pool = ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, len(steps)))
+    try:
         futures = [pool.submit(run, step) for step in steps]
+        wait(futures)
+    except BaseException:  # Ctrl-C: steps not started are dropped, the running ones finish alone
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     failures = [(step, f.exception()) for step, f in zip(steps, futures, strict=True) if f.exception()]
     if failures:
         raise failures[0][1]  # type: ignore[misc]

@@ -3,8 +3,8 @@
 Each phase is journaled; `--resume` continues a crashed or failed turn from its journal and
 never repeats a committed step. What to run is read through the effect lens
 (`interpret_turn_result_packet`) from the same packet the CLI adapter prints: the turn's
-serial program of remaining phases, executed step by step, each settled (journaled) before
-the next starts.
+serial program of remaining phases, executed one step at a time, each settled (journaled)
+before the program is read again and the next starts.
 """
 
 from __future__ import annotations
@@ -132,13 +132,15 @@ def _drive(
         summary="turn run by `loopx turn run-once`",
         release_on_commit=False,
     )
-    program = _program(store, goal_id, journal.turn_key)
-    if program is not None:
+    while (program := _program(store, goal_id, journal.turn_key)) is not None:
         if program.execution_mode != "serial":
             raise StateInvalidError(
                 f"turn {journal.turn_key} declares a {program.execution_mode} program; the driver runs serial ones"
             )
-        execute(program, lambda step: _step(ctx, options, journal, step))
+        # One step, then the program is read again from the journal: a step may change what
+        # remains (a writeback that declares no follow-up plans terminal_closeout; a host
+        # command may settle phases itself), and a turn no longer open has no program.
+        execute(EffectProgram(program.steps[:1], "serial"), lambda step: _step(ctx, options, journal, step))
     final = store.read_journal(goal_id, journal.turn_key)
     done = _finish_todo(store, final, clock())
     release_turn(store, final)
@@ -163,8 +165,7 @@ def _step(ctx: TurnContext, options: DriverOptions, journal: Any, step: EffectSt
         if result.failure is not None:
             mark_failed(ctx.store, journal, result.failure.to_json(), ctx.clock())
             result.failure.raise_error()
-    after = _program(ctx.store, ctx.goal_id, ctx.turn_key)
-    if after is not None and phase in (s.step_id for s in after.steps):
+    if phase not in ctx.store.read_journal(ctx.goal_id, ctx.turn_key).completed():
         raise StateInvalidError(
             f"turn {ctx.turn_key}: the {phase} step ran but its journal does not record it"
         )
