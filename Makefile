@@ -93,6 +93,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/commands.py
 	$(BIN)/python benchmarks/mcp_loop.py
 	$(BIN)/python benchmarks/dashboard.py
+	$(BIN)/python benchmarks/tracing.py
 
 docs: $(STAMP)
 	$(BIN)/python scripts/gen_cli_docs.py

@@ -100,8 +100,9 @@ def history_markdown(rows: list[dict[str, Any]]) -> str:
     """`loopx history` as a Markdown table, newest first."""
     if not rows:
         return "No runs yet: a turn's writeback records one.\n"
+    traced = any(r.get("trace_id") for r in rows)
     return "# LoopX history\n\n" + table(
-        ["at", "goal", "agent", "subject", "validation", "progress", "summary"],
+        ["at", "goal", "agent", "subject", "validation", "progress", "summary"] + ["trace"] * traced,
         [
             [
                 r["at"],
@@ -112,6 +113,7 @@ def history_markdown(rows: list[dict[str, Any]]) -> str:
                 f"{r['progress']}: {r['progress_detail']}" if r.get("progress_detail") else r["progress"],
                 r["summary"],
             ]
+            + [r.get("trace_id") or ""] * traced
             for r in rows
         ],
     )

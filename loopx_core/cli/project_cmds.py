@@ -187,8 +187,9 @@ def history(
 
 
 def _history_table(rows: list[dict[str, Any]]) -> Table:
+    traced = any(r.get("trace_id") for r in rows)  # a trace column only where turns were traced
     return Table(
-        ["at", "goal", "agent", "subject", "validation", "progress", "summary"],
+        ["at", "goal", "agent", "subject", "validation", "progress", "summary"] + ["trace"] * traced,
         [
             [
                 r["at"],
@@ -199,6 +200,7 @@ def _history_table(rows: list[dict[str, Any]]) -> Table:
                 f"{r['progress']}: {r['progress_detail']}" if r.get("progress_detail") else r["progress"],
                 r["summary"],
             ]
+            + [r.get("trace_id") or ""] * traced
             for r in rows
         ],
         empty="No runs yet: a turn's writeback records one.",

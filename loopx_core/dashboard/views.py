@@ -354,6 +354,17 @@ def _inspected(store: Store, goal_id: str, agent_id: str, turn_key: str) -> dict
     return inspect(journal, goal_id=goal_id, agent_id=agent_id, turn_key=turn_key)
 
 
+def trace_url(trace: str | None) -> str | None:
+    """The link to a run's trace: `LOOPX_TRACE_URL` with `{trace_id}` filled in (http or https
+    only; None without a trace or a usable template)."""
+    import os
+
+    template = os.environ.get("LOOPX_TRACE_URL", "")
+    if not trace or "{trace_id}" not in template or not template.startswith(("http://", "https://")):
+        return None
+    return template.replace("{trace_id}", trace)
+
+
 def timeline(
     store: Store, goal_id: str, state: GoalState
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -384,6 +395,7 @@ def timeline(
     runs = []
     for entry in entries:
         run: dict[str, Any] = entry.dump(exclude={"schema_version"})
+        run["trace_url"] = trace_url(entry.trace_id)
         try:
             record = store.read_run(goal_id, entry.run_id)
         except LoopxError as exc:

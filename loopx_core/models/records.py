@@ -330,6 +330,7 @@ class TurnJournal(methods.TurnJournal, Record):
         "failure": Field(k.Maybe(k.MapOf(TEXT, TEXT)), None),
         "cancel_reason": Field(k.Maybe(TEXT), None),
         "lease_minutes": Field(k.Maybe(Minutes), None),
+        "trace_parent": Field(k.Maybe(k.Pattern("^00-[0-9a-f]{32}-[0-9a-f]{16}-01$")), None),
     }
     __slots__ = tuple(FIELDS)
     schema_version: Literal[1]
@@ -346,6 +347,7 @@ class TurnJournal(methods.TurnJournal, Record):
     failure: dict[str, str] | None
     cancel_reason: str | None
     lease_minutes: float | None
+    trace_parent: str | None
 
 
 class SchedulerEntry(Record):
@@ -400,6 +402,7 @@ class RunIndexEntry(Record):
         "summary": Field(TEXT),
         "progress": Field(k.OneOf("todo_worked", "todos_added", "none"), "todo_worked"),
         "progress_detail": Field(TEXT, ""),
+        "trace_id": Field(k.Maybe(k.Pattern("^[0-9a-f]{32}$")), None),
     }
     __slots__ = tuple(FIELDS)
     schema_version: Literal[1]
@@ -412,6 +415,7 @@ class RunIndexEntry(Record):
     summary: str
     progress: Literal["todo_worked", "todos_added", "none"]
     progress_detail: str
+    trace_id: str | None
 
 
 class StoreConfig(Record):

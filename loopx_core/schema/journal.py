@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, StringConstraints
 
 from loopx_core.models import rules
 from loopx_core.schema.common import StrictModel, Time
@@ -42,3 +42,7 @@ class TurnJournal(StrictModel):
     cancel_reason: str | None = None
     lease_minutes: Minutes | None = None
     """The todo lease length each settlement phase renews (None: the default)."""
+    trace_parent: Annotated[str, StringConstraints(pattern=r"^00-[0-9a-f]{32}-[0-9a-f]{16}-01$")] | None = (
+        None
+    )
+    """The W3C `traceparent` of the turn's root span, when the turn was traced (docs/observability.md)."""

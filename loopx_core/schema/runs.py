@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import StringConstraints
 
 from loopx_core.models.constants import Progress
 from loopx_core.schema.common import Id, StrictModel
@@ -22,3 +24,5 @@ class RunIndexEntry(StrictModel):
     progress: Progress = "todo_worked"
     """What the turn advanced: a todo worked on, todos added or re-scoped by a replan, or none."""
     progress_detail: str = ""
+    trace_id: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{32}$")] | None = None
+    """The turn's trace id, when it was traced (docs/observability.md)."""

@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from loopx_core import faults as fault
+from loopx_core import tracing
 from loopx_core.decide.packet import build_packet, load_inputs
 from loopx_core.effects.lens import interpret_quota_should_run_packet, interpret_turn_result_packet
 from loopx_core.effects.program import EffectProgram, EffectStep, execute
@@ -31,7 +32,7 @@ from loopx_core.kernel.results import turn_result
 from loopx_core.ops.lease import hold_lease
 from loopx_core.ops.todos import complete_todo
 from loopx_core.settlement.steps import TurnContext, release_turn, run_validation
-from loopx_core.settlement.turns import begin_turn, mark_failed, reopen, settle
+from loopx_core.settlement.turns import begin_turn, mark_failed, reopen, settle, subject_of, traced_parent
 from loopx_core.store.base import Store
 from loopx_core.store.postgres.common import StoreUnavailableError
 
@@ -73,13 +74,18 @@ def run_once(
         if not open_key:
             raise NotFoundError(f"agent {agent_id!r} has no open turn to resume in goal {goal_id!r}")
         try:
-            journal = reopen(store, store.read_journal(goal_id, open_key), clock())
+            found = store.read_journal(goal_id, open_key)
+            with tracing.span(
+                "loopx.resume", traced_parent(found), **subject_of(found.settlement_identity())
+            ):
+                journal = reopen(store, found, clock())
         except NotFoundError:
             raise NotFoundError(
                 f"agent {agent_id!r}'s open turn has no journal to resume: clear it with "
                 f"`loopx turn cancel --goal-id {goal_id} --agent-id {agent_id} --turn-key {open_key}`"
             ) from None
     else:
+        decided_ns = time.time_ns()
         packet = build_packet(
             load_inputs(
                 store, goal_id, agent_id, clock(), available_capabilities=options.available_capabilities
@@ -99,6 +105,15 @@ def run_once(
             instance=identity["turn_instance_id"],
             lease_minutes=options.lease_minutes,
         )
+        if (parent := traced_parent(journal)) is not None:
+            tracing.record(
+                "loopx.should_run",
+                parent,
+                decided_ns,
+                **subject_of(journal.settlement_identity()),
+                decision=packet["decision"],
+                quota_state=packet["quota"]["state"],
+            )
     try:
         return _drive(store, goal_id, agent_id, options, clock, journal)
     except StoreUnavailableError as error:
@@ -185,7 +200,13 @@ def _host(ctx: TurnContext, command: str, phase: str, sink: OutputSink | None = 
             "LOOPX_TODO_ID": journal.identity.get("todo_id") or "",
         }
         start = time.monotonic()
-        returncode, output = _run_holding_lease(ctx, journal, command, env, sink)
+        subject = subject_of(journal.settlement_identity())
+        with tracing.span("loopx.host_command", traced_parent(journal), **subject) as span:
+            if (parent := tracing.child_traceparent(span)) is not None:
+                env["TRACEPARENT"] = parent  # a host that traces joins the turn's trace (W3C trace context)
+            returncode, output = _run_holding_lease(ctx, journal, command, env, sink)
+            if span is not None:
+                span.set_attribute("loopx.exit_code", returncode)
         receipt = {"exit_code": returncode, "duration_seconds": round(time.monotonic() - start, 3)}
         _journal(ctx, "host_execute", receipt, host_result={"output_tail": output[-HOST_OUTPUT_TAIL:]})
         return

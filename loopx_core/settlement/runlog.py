@@ -19,8 +19,9 @@ def run_id_for(effect_id: str) -> str:
     return f"run-{effect_id[:16]}"
 
 
-def write_run(store: Store, record: dict[str, Any], at: datetime) -> None:
-    """Store the run record (JSON and Markdown) and index it in the history once (goal lock held)."""
+def write_run(store: Store, record: dict[str, Any], at: datetime, *, trace_id: str | None = None) -> None:
+    """Store the run record (JSON and Markdown) and index it in the history once (goal lock held);
+    `trace_id`: the turn's trace, when it was traced."""
     entry = RunIndexEntry(
         schema_version=1,
         run_id=record["run_id"],
@@ -32,6 +33,7 @@ def write_run(store: Store, record: dict[str, Any], at: datetime) -> None:
         summary=record["summary"][:160],
         progress=record["progress"]["kind"],
         progress_detail=record["progress"]["detail"][:160],
+        trace_id=trace_id,
     )
     store.record_run(record["goal_id"], record, run_markdown(record), entry)
 

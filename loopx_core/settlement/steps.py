@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from loopx_core import faults as fault
+from loopx_core import tracing
 from loopx_core.clock import iso
 from loopx_core.decide.scope import lease_lost
 from loopx_core.ids import check_id
@@ -197,14 +198,30 @@ def release_turn(store: Store, journal: TurnJournal) -> None:
     store.update_goal(journal.goal_id, clear)
 
 
+def subject_of(identity: Any) -> dict[str, Any]:
+    """The `loopx.*` attributes that name a turn on each of its spans."""
+    return {
+        "goal_id": identity.goal_id,
+        "agent_id": identity.agent_id,
+        "todo_id": identity.todo_id,
+        "turn_key": identity.turn_key,
+    }
+
+
 def run_validation(ctx: TurnContext) -> tuple[bool, dict[str, Any]]:
     """Run `--validation-command` in the project (exit 0 passes), once: the verdict is kept in `ctx`."""
     if ctx.validation_ran is None:
         import subprocess  # only a --validation-command runs one
 
-        proc = subprocess.run(
-            ctx.validation_command or "", shell=True, cwd=ctx.store.root, capture_output=True, check=False
-        )
+        journal = ctx.store.read_journal(ctx.goal_id, ctx.turn_key) if tracing.enabled() else None
+        parent = journal.trace_parent if journal is not None else None
+        subject = subject_of(journal.settlement_identity()) if journal is not None else {}
+        with tracing.span("loopx.validation_command", parent, **subject) as span:
+            proc = subprocess.run(
+                ctx.validation_command or "", shell=True, cwd=ctx.store.root, capture_output=True, check=False
+            )
+            if span is not None:
+                span.set_attribute("loopx.exit_code", proc.returncode)
         ctx.validation_ran = (
             proc.returncode == 0,
             {"command": ctx.validation_command, "exit_code": proc.returncode},
@@ -273,7 +290,8 @@ def durable_writeback(ctx: TurnContext) -> Step:
         kind, detail = progress_of(ctx, journal)
         record["progress"] = {"kind": kind, "detail": detail}
         limit = ctx.store.read_registry().goals[identity.goal_id].no_progress_limit  # read before writing
-        runlog.write_run(ctx.store, record, now)
+        traced = journal.trace_parent.split("-")[1] if journal.trace_parent else None
+        runlog.write_run(ctx.store, record, now, trace_id=traced)
         tally_progress(ctx.store, identity.goal_id, kind, detail, now, limit=limit)
         return {"run_id": run_id, "progress": kind}, f"writeback:{run_id}"
 

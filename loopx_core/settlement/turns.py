@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from loopx_core import tracing
 from loopx_core.decide.scope import lease_lost
 from loopx_core.errors import ConflictError, NotFoundError, RefusedError, SettlementError
 from loopx_core.ids import check_id
@@ -20,7 +21,14 @@ from loopx_core.ops.lease import DEFAULT_LEASE_MINUTES, hold_lease, lease_todo
 from loopx_core.ops.require import require_goal, require_worker
 from loopx_core.quota import compute_usage, lookback
 from loopx_core.settlement.runlog import run_id_for
-from loopx_core.settlement.steps import STEP_BUILDERS, TurnContext, guard, journal_host_phases, run_validation
+from loopx_core.settlement.steps import (
+    STEP_BUILDERS,
+    TurnContext,
+    guard,
+    journal_host_phases,
+    run_validation,
+    subject_of,
+)
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -76,28 +84,36 @@ def begin_turn(
         )
         if store.has_journal(goal_id, identity.turn_key):
             return store.read_journal(goal_id, identity.turn_key), True
-        if todo_id is not None:
-            lease = lease_todo(store, identity, now, lease_minutes=lease_minutes)
-            if lease.failure is not None:
-                lease.failure.raise_error()
-        journal = TurnJournal(
-            schema_version=1,
-            turn_key=identity.turn_key,
-            goal_id=goal_id,
-            agent_id=agent_id,
-            identity=identity.to_json(),
-            plan=list(BASE_PLAN),
-            started_at=now,
-            updated_at=now,
-            lease_minutes=lease_minutes if todo_id is not None else None,
-        )
-        store.write_journal(journal)
+        parent = tracing.new_parent() if tracing.enabled() else None
+        with tracing.span("loopx.turn.begin", parent, **subject_of(identity)):
+            if todo_id is not None:
+                lease = lease_todo(store, identity, now, lease_minutes=lease_minutes)
+                if lease.failure is not None:
+                    lease.failure.raise_error()
+            journal = TurnJournal(
+                schema_version=1,
+                turn_key=identity.turn_key,
+                goal_id=goal_id,
+                agent_id=agent_id,
+                identity=identity.to_json(),
+                plan=list(BASE_PLAN),
+                started_at=now,
+                updated_at=now,
+                lease_minutes=lease_minutes if todo_id is not None else None,
+                trace_parent=parent,
+            )
+            store.write_journal(journal)
 
-        def register(s: Any) -> None:
-            s.open_turns[agent_id] = identity.turn_key
+            def register(s: Any) -> None:
+                s.open_turns[agent_id] = identity.turn_key
 
-        store.update_goal(goal_id, register)
+            store.update_goal(goal_id, register)
         return journal, False
+
+
+def traced_parent(journal: TurnJournal) -> str | None:
+    """The turn's root span context (its journal's) when tracing is on and the turn is traced."""
+    return journal.trace_parent if journal.trace_parent and tracing.enabled() else None
 
 
 def _existing(store: Store, goal_id: str, agent_id: str, key: str, todo_id: str | None) -> TurnJournal:
@@ -118,12 +134,61 @@ def _existing(store: Store, goal_id: str, agent_id: str, key: str, todo_id: str 
     return journal
 
 
+SPAN_NAMES = {
+    StepKind.VALIDATION: "loopx.validation",
+    StepKind.DURABLE_WRITEBACK: "loopx.writeback",
+    StepKind.QUOTA_SPEND: "loopx.spend",
+    StepKind.TERMINAL_CLOSEOUT: "loopx.closeout",
+}
+"""Each settlement step's span (docs/observability.md)."""
+
+
 def settle(ctx: TurnContext, kinds: list[StepKind]) -> tuple[SettlementResult, TurnJournal]:
     """Run the given steps of the turn in order (one composed Kleisli arrow)."""
     journal = ctx.store.read_journal(ctx.goal_id, ctx.turn_key)
     start = SettlementResult(journal.settlement_identity())
-    result = compose(*(STEP_BUILDERS[k](ctx) for k in kinds))(start)
-    return result, ctx.store.read_journal(ctx.goal_id, ctx.turn_key)
+    parent = traced_parent(journal)
+    arrows = [STEP_BUILDERS[k](ctx) for k in kinds]
+    if parent is not None:
+        subject = subject_of(journal.settlement_identity())
+        arrows = [_traced(SPAN_NAMES[k], a, parent, subject) for k, a in zip(kinds, arrows, strict=True)]
+    result = compose(*arrows)(start)
+    after = ctx.store.read_journal(ctx.goal_id, ctx.turn_key)
+    if parent is not None:
+        ended(journal.status, after)
+    return result, after
+
+
+def _traced(name: str, arrow: Any, parent: str, subject: dict[str, Any]) -> Any:
+    """The step in a span of its own: its receipt's id, or its typed failure as the span's status."""
+
+    def run(result: SettlementResult) -> SettlementResult:
+        with tracing.span(name, parent, **subject) as span:
+            before = len(result.receipts)
+            out = arrow(result)
+            for receipt in out.receipts[before:]:
+                span.set_attribute("loopx.receipt_id", receipt.idempotency_key)
+                span.set_attribute("loopx.replayed", receipt.replayed)
+            if out.failure is not None and result.failure is None:
+                tracing.failed(span, out.failure.kind)
+            return out
+
+    return run
+
+
+def ended(was: str, after: TurnJournal) -> None:
+    """Send the turn's root span when this change ended it (from `was` to committed, or stopped)."""
+    if was in ("committed", "stopped") or after.status not in ("committed", "stopped"):
+        return
+    if after.trace_parent is None:
+        return
+    tracing.end_turn(
+        after.trace_parent,
+        after.started_at,
+        after.updated_at,
+        after.status,
+        **subject_of(after.settlement_identity()),
+    )
 
 
 def record_host_phases(
@@ -173,10 +238,13 @@ def cancel_turn(
             raise RefusedError(
                 "this turn is already settled (committed): nothing to cancel", code="already_committed"
             )
+        was = journal.status
         journal.status = "stopped"
         journal.cancel_reason = (reason or "").strip() or "cancelled"
         journal.updated_at = now
         store.write_journal(journal)
+        if traced_parent(journal) is not None:
+            ended(was, journal)
         todo_id = journal.identity.get("todo_id")
 
         def release(s: Any) -> None:
