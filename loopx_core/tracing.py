@@ -72,9 +72,17 @@ def trace_id(parent: str) -> str:
     return parent.split("-")[1]
 
 
+def valid(parent: str | None) -> bool:
+    """A `traceparent` whose trace and span ids are not all zero (W3C: such ids are invalid)."""
+    if not parent:
+        return False
+    parts = parent.split("-")
+    return len(parts) == 4 and int(parts[1] or "0", 16) != 0 and int(parts[2] or "0", 16) != 0
+
+
 def _ids(parent: str) -> tuple[int, int]:
     _, trace, span, _ = parent.split("-")
-    return int(trace, 16) or 1, int(span, 16) or 1
+    return int(trace, 16), int(span, 16)
 
 
 def _setup() -> dict[str, Any]:
@@ -88,11 +96,11 @@ def _setup() -> dict[str, Any]:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
         from opentelemetry.sdk.resources import Resource
         from opentelemetry.sdk.trace import TracerProvider
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
         from opentelemetry.sdk.trace.id_generator import IdGenerator, RandomIdGenerator
 
         class PresetIds(IdGenerator):
-            """Random ids, except for the root span of a turn, whose ids the turn key gives."""
+            """Random ids, except for the root span of a turn, whose ids its journal holds."""
 
             def __init__(self) -> None:
                 self.random = RandomIdGenerator()
@@ -104,47 +112,78 @@ def _setup() -> dict[str, Any]:
             def generate_span_id(self) -> int:
                 return self.preset[1] if self.preset else self.random.generate_span_id()
 
-        class Failures(logging.Handler):
-            """What the exporter logged: shown as one line at exit instead of its own output."""
+        class Counted(SpanExporter):
+            """The OTLP exporter, each batch it could not deliver counted (its own logs stay quiet)."""
 
-            def emit(self, record: logging.LogRecord) -> None:
-                _state.setdefault("failures", []).append(record.getMessage())
+            def __init__(self, inner: SpanExporter) -> None:
+                self.inner = inner
 
-        quiet = logging.getLogger("opentelemetry")
-        quiet.addHandler(Failures(logging.WARNING))
+            def export(self, spans: Any) -> SpanExportResult:
+                result = self.inner.export(spans)
+                if result != SpanExportResult.SUCCESS:
+                    _state["failed"] = True
+                return result
+
+            def shutdown(self) -> None:
+                self.inner.shutdown()
+
+            def force_flush(self, timeout_millis: int = 30000) -> bool:
+                return self.inner.force_flush(timeout_millis)
+
+        quiet = logging.getLogger("opentelemetry")  # its messages may quote the endpoint's secrets
+        quiet.addHandler(logging.NullHandler())
         quiet.propagate = False
         named = {} if os.environ.get("OTEL_SERVICE_NAME") else {"service.name": SERVICE}
         if "service.name=" in os.environ.get("OTEL_RESOURCE_ATTRIBUTES", ""):
             named = {}
         ids = PresetIds()
-        provider = TracerProvider(resource=Resource.create(named), id_generator=ids)
+        provider = TracerProvider(resource=Resource.create(named), id_generator=ids, shutdown_on_exit=False)
         timeout = None if any(os.environ.get(name) for name in TIMEOUTS) else EXPORT_TIMEOUT_S
-        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(timeout=timeout)))
+        provider.add_span_processor(BatchSpanProcessor(Counted(OTLPSpanExporter(timeout=timeout))))
         atexit.register(flush)
         _state.update(provider=provider, ids=ids, tracer=provider.get_tracer("loopx"))
         return _state
 
 
 def flush() -> None:
-    """Send what is left (bounded wait); a collector that did not take it is one warning line."""
+    """Send what is left, waiting at most `FLUSH_TIMEOUT_MS` whatever the exporter's own timeout;
+    spans the collector did not take are one warning line (never its message: it may quote the
+    endpoint's credentials)."""
     provider = _state.get("provider")
     if provider is None or _state.get("flushed"):
         return
     _state["flushed"] = True
-    sent = provider.force_flush(FLUSH_TIMEOUT_MS)
-    provider.shutdown()
-    failures = _state.get("failures") or ([] if sent else [f"not sent within {FLUSH_TIMEOUT_MS // 1000} s"])
-    if failures:
-        first = " ".join(str(failures[0]).split()).partition(" (Caused by")[0][:120]
-        sys.stderr.write(f"loopx: warning: traces not exported to {_collector()}: {first}\n")
+
+    def send() -> None:
+        if not provider.force_flush(FLUSH_TIMEOUT_MS):
+            _state["failed"] = True
+        provider.shutdown()
+
+    sender = threading.Thread(target=send, name="loopx-trace-flush", daemon=True)
+    sender.start()
+    sender.join(FLUSH_TIMEOUT_MS / 1000)
+    if sender.is_alive():
+        why = f"not sent within {FLUSH_TIMEOUT_MS // 1000} s"
+    elif _state.get("failed"):
+        why = "the collector did not take them"
+    else:
+        return
+    sys.stderr.write(f"loopx: warning: traces not exported to {_collector()}: {why}\n")
 
 
 def _collector() -> str:
+    """The collector as messages name it: scheme, host and port only (never a credential)."""
     from urllib.parse import urlsplit
 
     url = next((os.environ[name] for name in ENDPOINTS if os.environ.get(name)), "")
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.hostname}:{parts.port}" if parts.hostname else "the collector"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return "the collector (its endpoint is not a valid URL)"
+    if not parts.hostname or parts.scheme not in ("http", "https"):
+        return "the collector (its endpoint is not an http or https URL)"
+    return f"{parts.scheme}://{parts.hostname}" + (f":{port}" if port else "")
 
 
 def _attributes(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -163,9 +202,10 @@ def _parent(parent: str) -> Any:
 def span(name: str, parent: str | None, **attributes: Any) -> Iterator[Any]:
     """A span `name` under the turn's root (`parent`, its traceparent), its status set from the
     error that ends it. Yields None when tracing is off or the turn is not traced (no parent)."""
-    if parent is None or not enabled():
+    if not valid(parent) or not enabled():
         yield None
         return
+    assert parent is not None
     from opentelemetry.trace import Status, StatusCode
 
     from loopx_core.errors import LoopxError
@@ -198,7 +238,7 @@ def failed(current: Any, code: str) -> None:
 
 def record(name: str, parent: str, started_ns: int, **attributes: Any) -> None:
     """A span that already happened (from `started_ns` until now), e.g. the decision before a turn."""
-    if not enabled():
+    if not valid(parent) or not enabled():
         return
     tracer = _setup()["tracer"]
     tracer.start_span(
@@ -216,7 +256,7 @@ def child_traceparent(current: Any) -> str | None:
 
 def end_turn(parent: str, started: datetime, ended: datetime, status: str, **attributes: Any) -> None:
     """Send the turn's root span `loopx.turn` (once, when the turn ends: committed or stopped)."""
-    if not enabled():
+    if not valid(parent) or not enabled():
         return
     from opentelemetry.context import Context
     from opentelemetry.trace import Status, StatusCode

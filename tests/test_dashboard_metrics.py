@@ -130,3 +130,30 @@ def test_a_metrics_token_reads_metrics_alone(tmp_path: Path) -> None:
         assert page.status == 403
     bad = run_loopx("dashboard", "--port", "0", "--metrics-token", "short", root=tmp_path)
     assert bad.exit_code == 2 and "--metrics-token must be at least" in bad.stderr
+
+
+def test_a_goal_blocked_by_a_finding_keeps_its_counts(tmp_path: Path) -> None:
+    """A high health finding blocks the goal, but its state is readable: its counts stay."""
+    from loopx_core.ops import health
+
+    files = FileStore(tmp_path)
+    fleet(files)
+    now = parse_time(T0_ISO)
+    goal = next(
+        r["goal_id"] for r in attention(files, now) if r["state"] not in ("blocked_health", "paused", "done")
+    )
+    health.add_finding(files, goal, "disk_full", "high", "disk full")
+    row = next(r for r in attention(files, now) if r["goal_id"] == goal)
+    assert row["state"] == "blocked_health"
+    with served_thread(files, TOKEN) as served:
+        seen = _scrape(served)
+    assert _one(seen["loopx_goal_todos_open"], goal_id=goal) == row["todos_open"]
+    assert ("goal_id", goal) in {pair for key in seen["loopx_goal_gates_open"] for pair in key}
+
+
+def test_a_metrics_token_equal_to_the_token_is_refused(tmp_path: Path) -> None:
+    files = FileStore(tmp_path)
+    fleet(files)
+    same = "s" * 20
+    done = run_loopx("dashboard", "--port", "0", "--token", same, "--metrics-token", same, root=tmp_path)
+    assert done.exit_code == 2 and "--metrics-token must differ" in done.stderr

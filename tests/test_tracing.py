@@ -202,3 +202,117 @@ def test_the_goal_page_links_a_traced_run(tmp_path: Path, monkeypatch: pytest.Mo
     for template in ("javascript:alert(1)//{trace_id}", "https://x.example/", ""):
         monkeypatch.setenv("LOOPX_TRACE_URL", template)
         assert trace_url(trace) is None
+
+
+@pytest.mark.parametrize(
+    "endpoint",
+    [
+        "http://127.0.0.1:99999",
+        "http://127.0.0.1:abc",
+        "user:s3cret@collector.example:4318",
+        "http://127.0.0.1:9/v1/traces?k=s3cret",
+    ],
+)
+def test_a_bad_or_secret_endpoint_is_one_line_naming_no_secret(tmp_path: Path, endpoint: str) -> None:
+    root_dir = tmp_path / "p"
+    build_project(root_dir)
+    done = _loopx(
+        root_dir, "turn", "run-once", "-g", "g", "-a", "builder", "--host-command", "true",
+        "--validation-command", "true", env={"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": endpoint},
+    )  # fmt: skip
+    assert done.exit_code == 0, done.stderr
+    assert "Traceback" not in done.stderr and "s3cret" not in done.stderr
+    assert len([line for line in done.stderr.splitlines() if line.startswith("loopx: warning: traces")]) == 1
+
+
+def test_a_long_exporter_timeout_still_ends_within_the_flush_bound(tmp_path: Path) -> None:
+    root_dir = tmp_path / "p"
+    build_project(root_dir)
+    with receiving(delay_s=60) as receiver:
+        env = {**_traced(receiver), "OTEL_EXPORTER_OTLP_TIMEOUT": "100000"}
+        start = time.monotonic()
+        done = _loopx(
+            root_dir, "turn", "run-once", "-g", "g", "-a", "builder", "--host-command", "true",
+            "--validation-command", "true", env=env,
+        )  # fmt: skip
+        took = time.monotonic() - start
+    assert done.exit_code == 0 and took < 12, (took, done.stderr)
+    assert "not sent within 3 s" in done.stderr
+
+
+def test_settings_the_sdk_warns_about_are_no_export_failure(tmp_path: Path) -> None:
+    root_dir = tmp_path / "p"
+    build_project(root_dir)
+    with receiving() as receiver:
+        env = {**_traced(receiver), "OTEL_EXPORTER_OTLP_TIMEOUT": "abc"}
+        done = _loopx(
+            root_dir, "turn", "run-once", "-g", "g", "-a", "builder", "--host-command", "true",
+            "--validation-command", "true", env=env,
+        )  # fmt: skip
+        receiver.wait_for("loopx.turn")
+    assert done.exit_code == 0 and "warning" not in done.stderr, done.stderr
+
+
+def test_two_racing_spends_send_one_root(tmp_path: Path) -> None:
+    root_dir = tmp_path / "p"
+    build_project(root_dir)
+    loopx = str(Path(sys.executable).parent / "loopx")
+    with receiving() as receiver:
+        env = _traced(receiver)
+        key = _loopx(root_dir, "turn", "begin", "-g", "g", "-a", "builder", "-t", "t1", env=env).json()[
+            "turn_key"
+        ]  # type: ignore[index]
+        wrote = _loopx(
+            root_dir, "writeback", "-g", "g", "-a", "builder", "--turn-key", key,
+            "--summary", "done", "--validation-status", "passed", "--evidence", "ok", env=env,
+        )  # fmt: skip
+        assert wrote.exit_code == 0
+        full = {**os.environ, **env, "LOOPX_ROOT": str(root_dir)}
+        full.pop("LOOPX_NOW", None)
+        argv = [loopx, "turn", "spend", "-g", "g", "-a", "builder", "--turn-key", key, "-f", "json"]
+        racers = [
+            subprocess.Popen(argv, env=full, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            for _ in range(4)
+        ]
+        codes = [p.wait(timeout=60) for p in racers]
+        assert codes.count(0) >= 1
+        receiver.wait_for("loopx.spend", 4)
+        roots = [s for s in receiver.spans if s.name == "loopx.turn"]
+    assert len(roots) == 1, [s.name for s in receiver.spans]
+
+
+def test_a_failed_validation_marks_its_span(tmp_path: Path) -> None:
+    root_dir = tmp_path / "p"
+    build_project(root_dir)
+    with receiving() as receiver:
+        done = _loopx(
+            root_dir, "turn", "run-once", "-g", "g", "-a", "builder", "--host-command", "true",
+            "--validation-command", "false", env=_traced(receiver),
+        )  # fmt: skip
+        assert done.exit_code == 14, done.stderr
+        span = receiver.wait_for("loopx.validation_command")[0]
+    assert span.status == 2 and span.attributes["loopx.error_code"] == "writeback_rejected"
+    assert span.attributes["loopx.exit_code"] == 1
+
+
+def test_a_journal_with_zero_ids_is_untraced(tmp_path: Path) -> None:
+    root_dir = tmp_path / "p"
+    build_project(root_dir)
+    with receiving() as receiver:
+        env = _traced(receiver)
+        key = _loopx(root_dir, "turn", "begin", "-g", "g", "-a", "builder", "-t", "t1", env=env).json()[
+            "turn_key"
+        ]  # type: ignore[index]
+        path = root_dir / ".loopx/goals/g/turns" / f"{key[7:]}.json"
+        journal = json.loads(path.read_text())
+        journal["trace_parent"] = f"00-{'0' * 32}-{'0' * 16}-01"
+        path.write_text(json.dumps(journal))
+        for args in (
+            ("writeback", "--summary", "done", "--validation-status", "passed", "--evidence", "ok"),
+            ("turn", "spend"),
+        ):
+            out = _loopx(root_dir, *args, "-g", "g", "-a", "builder", "--turn-key", key, env=env)
+            assert out.exit_code == 0, out.stderr
+        time.sleep(0.5)
+        assert [s.name for s in receiver.spans] == ["loopx.turn.begin"]
+    assert _loopx(root_dir, "history").json()["runs"][0]["trace_id"] is None  # type: ignore[index]

@@ -50,6 +50,7 @@ def dashboard(
     from loopx_core.dashboard.app import create_app
     from loopx_core.dashboard.security import Guard, checked_token, is_loopback, launch_token
     from loopx_core.dashboard.server import bind, listen_name, serve, url
+    from loopx_core.errors import UsageError
     from loopx_core.store.choice import open_store
     from loopx_core.store.roots import find_root
 
@@ -57,6 +58,8 @@ def dashboard(
         host = listen_name(host)
         secret = launch_token(host, token)
         scraper = checked_token(metrics_token, "--metrics-token") if metrics_token is not None else None
+        if scraper is not None and scraper == secret:
+            raise UsageError("--metrics-token must differ from --token (it reads /metrics alone)")
         now()  # a bad LOOPX_NOW is refused here (exit 2), not on every page
         store = open_store(find_root((ctx.find_root().obj or {}).get("root")), shared=True)
         store.read_registry()  # no state here: one line, exit 3, before anything listens

@@ -140,7 +140,12 @@ class Dashboard:
         async def work() -> Response:
             from loopx_core.dashboard import metrics
 
-            body = await run_in_threadpool(metrics.exposition, self.store, now)
+            try:
+                body = await run_in_threadpool(metrics.exposition, self.store, now)
+            except LoopxError as error:  # a scraper reads text, not a page
+                return PlainTextResponse(
+                    f"{status_of(error)}: {error.message}\n", status_code=status_of(error)
+                )
             return Response(body, media_type=metrics.CONTENT_TYPE)
 
         return await self.guarded(request, work)

@@ -3,7 +3,7 @@
 The numbers are the ones `loopx status` and `loopx health` show (the same reads, nothing
 cached): a scrape is a read-only pass over the store, and `prometheus_client` writes the
 exposition format. A goal whose state cannot be read still has its quota state
-(`blocked_health`); its other series are left out rather than guessed.
+(`blocked_health`); a series whose file cannot be read is left out rather than guessed.
 """
 
 from __future__ import annotations
@@ -74,16 +74,17 @@ def _goal_metrics(store: Store, rows: list[dict[str, Any]]) -> Iterator[Metric]:
             spent.add_metric([goal_id], float(row["spent_slots"]))
         if row["allowed_slots"] is not None:
             allowed.add_metric([goal_id], float(row["allowed_slots"]))
-        if row["state"] == "blocked_health":
-            continue  # its state is unreadable: no counts rather than wrong ones
-        todos.add_metric([goal_id], float(row["todos_open"]))
         try:
             goal = store.read_goal(goal_id)
-            history = store.read_history(goal_id)
+        except (StateInvalidError, NotFoundError):
+            goal = None  # unreadable: no counts rather than wrong ones
+        if goal is not None:
+            todos.add_metric([goal_id], float(row["todos_open"]))
+            gates.add_metric([goal_id], float(sum(1 for g in goal.gates if g.status == "open")))
+        try:
+            verdicts = Counter(run.validation for run in store.read_history(goal_id))
         except (StateInvalidError, NotFoundError):
             continue
-        gates.add_metric([goal_id], float(sum(1 for g in goal.gates if g.status == "open")))
-        verdicts = Counter(run.validation for run in history)
         for verdict in ("passed", "failed"):
             turns.add_metric([goal_id, verdict], float(verdicts[verdict]))
     yield from (state, spent, allowed, todos, gates, turns)

@@ -222,6 +222,8 @@ def run_validation(ctx: TurnContext) -> tuple[bool, dict[str, Any]]:
             )
             if span is not None:
                 span.set_attribute("loopx.exit_code", proc.returncode)
+                if proc.returncode != 0:  # the writeback it judges is refused
+                    tracing.failed(span, "writeback_rejected")
         ctx.validation_ran = (
             proc.returncode == 0,
             {"command": ctx.validation_command, "exit_code": proc.returncode},
@@ -290,7 +292,7 @@ def durable_writeback(ctx: TurnContext) -> Step:
         kind, detail = progress_of(ctx, journal)
         record["progress"] = {"kind": kind, "detail": detail}
         limit = ctx.store.read_registry().goals[identity.goal_id].no_progress_limit  # read before writing
-        traced = journal.trace_parent.split("-")[1] if journal.trace_parent else None
+        traced = tracing.trace_id(journal.trace_parent) if tracing.valid(journal.trace_parent) else None
         runlog.write_run(ctx.store, record, now, trace_id=traced)
         tally_progress(ctx.store, identity.goal_id, kind, detail, now, limit=limit)
         return {"run_id": run_id, "progress": kind}, f"writeback:{run_id}"

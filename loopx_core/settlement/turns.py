@@ -113,7 +113,7 @@ def begin_turn(
 
 def traced_parent(journal: TurnJournal) -> str | None:
     """The turn's root span context (its journal's) when tracing is on and the turn is traced."""
-    return journal.trace_parent if journal.trace_parent and tracing.enabled() else None
+    return journal.trace_parent if tracing.valid(journal.trace_parent) and tracing.enabled() else None
 
 
 def _existing(store: Store, goal_id: str, agent_id: str, key: str, todo_id: str | None) -> TurnJournal:
@@ -154,8 +154,8 @@ def settle(ctx: TurnContext, kinds: list[StepKind]) -> tuple[SettlementResult, T
         arrows = [_traced(SPAN_NAMES[k], a, parent, subject) for k, a in zip(kinds, arrows, strict=True)]
     result = compose(*arrows)(start)
     after = ctx.store.read_journal(ctx.goal_id, ctx.turn_key)
-    if parent is not None:
-        ended(journal.status, after)
+    if parent is not None and result.receipts and not result.receipts[-1].replayed:
+        ended(journal.status, after)  # this call's last step did the work: a replay ended nothing
     return result, after
 
 
