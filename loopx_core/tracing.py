@@ -77,7 +77,10 @@ def valid(parent: str | None) -> bool:
     if not parent:
         return False
     parts = parent.split("-")
-    return len(parts) == 4 and int(parts[1] or "0", 16) != 0 and int(parts[2] or "0", 16) != 0
+    try:
+        return len(parts) == 4 and int(parts[1], 16) != 0 and int(parts[2], 16) != 0
+    except ValueError:
+        return False
 
 
 def _ids(parent: str) -> tuple[int, int]:

@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.builders import build_project
 from tests.conftest import CliResult, run_loopx
@@ -316,3 +318,21 @@ def test_a_journal_with_zero_ids_is_untraced(tmp_path: Path) -> None:
         time.sleep(0.5)
         assert [s.name for s in receiver.spans] == ["loopx.turn.begin"]
     assert _loopx(root_dir, "history").json()["runs"][0]["trace_id"] is None  # type: ignore[index]
+
+
+HEX = "0123456789abcdef"
+
+
+@given(st.text(max_size=80))
+def test_valid_never_raises(parent: str) -> None:
+    from loopx_core.tracing import valid
+
+    assert valid(parent) in (True, False)
+
+
+@given(st.text(HEX, min_size=32, max_size=32), st.text(HEX, min_size=16, max_size=16))
+def test_valid_is_nonzero_ids(trace: str, span: str) -> None:
+    from loopx_core.tracing import valid
+
+    assert valid(f"00-{trace}-{span}-01") == (int(trace, 16) != 0 and int(span, 16) != 0)
+    assert valid(f"00-{'0' * 32}-{span}-01") is False and valid(f"00-{trace}-{'0' * 16}-01") is False
