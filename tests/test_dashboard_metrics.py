@@ -4,6 +4,7 @@ browser) reads it."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -157,3 +158,51 @@ def test_a_metrics_token_equal_to_the_token_is_refused(tmp_path: Path) -> None:
     same = "s" * 20
     done = run_loopx("dashboard", "--port", "0", "--token", same, "--metrics-token", same, root=tmp_path)
     assert done.exit_code == 2 and "--metrics-token must differ" in done.stderr
+
+
+def test_turns_by_status_and_refusal(tmp_path: Path) -> None:
+    """One turn committed, one cancelled, one refused by its validation: three series."""
+    from tests.builders import build_project
+
+    store_ = build_project(tmp_path / "p", todo_count=3)
+    root = tmp_path / "p"
+
+    def loopx(*args: str) -> None:
+        run_loopx(*args, "-f", "json", root=root)
+
+    loopx(
+        "turn",
+        "run-once",
+        "-g",
+        "g",
+        "-a",
+        "builder",
+        "--host-command",
+        "true",
+        "--validation-command",
+        "true",
+    )
+    key = json.loads(
+        run_loopx("turn", "begin", "-g", "g", "-a", "other", "-t", "t2", "-f", "json", root=root).stdout
+    )["turn_key"]
+    loopx("turn", "cancel", "-g", "g", "-a", "other", "--turn-key", key)
+    loopx(
+        "turn",
+        "run-once",
+        "-g",
+        "g",
+        "-a",
+        "builder",
+        "--host-command",
+        "true",
+        "--validation-command",
+        "false",
+    )
+    with served_thread(store_, TOKEN) as served:
+        seen = _scrape(served)
+    turns = {tuple(v for k, v in key if k != "goal_id"): n for key, n in seen["loopx_goal_turns"].items()}
+    assert turns == {
+        ("", "committed"): 1.0,
+        ("cancelled", "stopped"): 1.0,
+        ("writeback_rejected", "failed"): 1.0,
+    }

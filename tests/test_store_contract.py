@@ -223,6 +223,8 @@ def test_journals(store: Store) -> None:
     with store.goal_lock("g"):
         store.write_journal(changed)
     assert store.read_journal("g", KEY).status == "committed"
+    assert [j.turn_key for j in store.read_journals("g")] == [KEY]
+    assert [j.status for j in store.read_journals("g")] == ["committed"]
 
 
 def test_runs_are_indexed_once(store: Store) -> None:

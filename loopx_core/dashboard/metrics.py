@@ -8,6 +8,7 @@ exposition format. A goal whose state cannot be read still has its quota state
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -66,6 +67,11 @@ def _goal_metrics(store: Store, rows: list[dict[str, Any]]) -> Iterator[Metric]:
         "Turns written back, by validation verdict",
         labels=["goal_id", "validation"],
     )
+    ended = GaugeMetricFamily(
+        "loopx_goal_turns",
+        "Turns by journal status, and a failed or stopped one by its typed refusal",
+        labels=["goal_id", "status", "refusal"],
+    )
     for row in rows:
         goal_id = row["goal_id"]
         for name in GOAL_STATES:
@@ -81,13 +87,23 @@ def _goal_metrics(store: Store, rows: list[dict[str, Any]]) -> Iterator[Metric]:
         if goal is not None:
             todos.add_metric([goal_id], float(row["todos_open"]))
             gates.add_metric([goal_id], float(sum(1 for g in goal.gates if g.status == "open")))
-        try:
+        with contextlib.suppress(StateInvalidError, NotFoundError):
             verdicts = Counter(run.validation for run in store.read_history(goal_id))
-        except (StateInvalidError, NotFoundError):
-            continue
-        for verdict in ("passed", "failed"):
-            turns.add_metric([goal_id, verdict], float(verdicts[verdict]))
-    yield from (state, spent, allowed, todos, gates, turns)
+            for verdict in ("passed", "failed"):
+                turns.add_metric([goal_id, verdict], float(verdicts[verdict]))
+        with contextlib.suppress(StateInvalidError, NotFoundError):
+            for (status, refusal), n in sorted(_outcomes(store, goal_id).items()):
+                ended.add_metric([goal_id, status, refusal], float(n))
+    yield from (state, spent, allowed, todos, gates, turns, ended)
+
+
+def _outcomes(store: Store, goal_id: str) -> Counter[tuple[str, str]]:
+    """Journals by (status, refusal): a failed turn's failure kind, a stopped one's `cancelled`."""
+    out: Counter[tuple[str, str]] = Counter()
+    for journal in store.read_journals(goal_id):
+        refusal = (journal.failure or {}).get("kind", "") if journal.status == "failed" else ""
+        out[journal.status, "cancelled" if journal.status == "stopped" else refusal] += 1
+    return out
 
 
 def _agent_metrics(store: Store, now: datetime) -> Iterator[Metric]:

@@ -106,6 +106,10 @@ class Store(Protocol):
         """True when the turn has a journal (open or a tombstone)."""
         ...
 
+    def read_journals(self, goal_id: str) -> list[TurnJournal]:
+        """Every journal of the goal, by turn key (a malformed one: `StateInvalidError`)."""
+        ...
+
     def write_journal(self, journal: TurnJournal) -> None:
         """Write a journal atomically (goal lock held)."""
         ...

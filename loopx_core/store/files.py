@@ -299,6 +299,14 @@ class FileStore:
         path = self.turn_path(goal_id, turn_key)
         return read_record(path, TurnJournal, what="turn journal", root=self.root)
 
+    def read_journals(self, goal_id: str) -> list[TurnJournal]:
+        """Every journal of the goal, by turn key (a malformed one: `StateInvalidError`)."""
+        folder = self.goal_dir(check_id("goal", goal_id)) / "turns"
+        names = sorted(p.name for p in folder.glob("*.json")) if folder.is_dir() else []
+        return [
+            read_record(folder / name, TurnJournal, what="turn journal", root=self.root) for name in names
+        ]
+
     def has_journal(self, goal_id: str, turn_key: str) -> bool:
         """True when the turn has a journal (open or a tombstone)."""
         return os.path.exists(self.turn_path(goal_id, turn_key))

@@ -296,6 +296,14 @@ class PostgresStore:
         sql = "SELECT doc::text FROM loopx_journals WHERE goal_id = %s AND turn_key = %s"
         return self._doc(sql, (check_id("goal", goal_id), turn_key), TurnJournal, "turn journal")
 
+    def read_journals(self, goal_id: str) -> list[TurnJournal]:
+        """Every journal of the goal, by turn key (a malformed one: `StateInvalidError`)."""
+        sql = "SELECT doc::text FROM loopx_journals WHERE goal_id = %s ORDER BY turn_key"
+        return [
+            self._parsed(row[0], TurnJournal, "turn journal")
+            for row in self._rows(sql, (check_id("goal", goal_id),))
+        ]
+
     def has_journal(self, goal_id: str, turn_key: str) -> bool:
         """True when the turn has a journal (open or a tombstone)."""
         check_turn_key(turn_key)
