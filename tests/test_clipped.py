@@ -55,7 +55,7 @@ def test_notify_test_s_summary_of_many_failing_sinks_ends_in_whole_words(cli: Cl
         assert added.exit_code == 0, added.stderr
     result = cli("notify", "test", "-f", "json")
     assert result.exit_code == ExitCode.REFUSED
-    report = json.loads(result.stdout.splitlines()[0])
+    report = json.loads(result.stdout)  # one JSON document: the results (the error is stderr's line)
     full = "; ".join(f"{r['sink_id']}: {r['error']}" for r in report["results"])
     line = result.stderr.strip()
     assert line.count("\n") == 0 and line.endswith(ELLIPSIS)

@@ -212,3 +212,88 @@ def test_an_unknown_mode_runs_nothing() -> None:
     with pytest.raises(ValueError, match="no execution_mode"):
         execute(EffectProgram((EffectStep("a", "cli"),), "bogus"), ran.append)  # type: ignore[arg-type]
     assert ran == []
+
+
+def _loopx_env(root: Path) -> dict[str, str]:
+    import os
+
+    env = {**os.environ, "LOOPX_ROOT": str(root)}
+    env.pop("LOOPX_NOW", None)
+    return env
+
+
+def test_concurrent_run_once_runs_the_host_command_once(tmp_path: Path) -> None:
+    """Four `run-once` for one agent at once: one runs the host command and settles, the others
+    are refused (exit 7) before running anything: the host's side effect happens once."""
+    import subprocess
+
+    root = tmp_path / "p"
+    build_project(root)
+    log = tmp_path / "log.txt"
+    loopx = str(Path(sys.executable).parent / "loopx")
+    argv = [
+        loopx,
+        "turn",
+        "run-once",
+        "-g",
+        "g",
+        "-a",
+        "builder",
+        "-f",
+        "json",
+        "--validation-command",
+        "true",
+    ]
+    argv += ["--host-command", f"echo ran >> {shlex.quote(str(log))}; sleep 1"]
+    racers = [
+        subprocess.Popen(argv, env=_loopx_env(root), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(4)
+    ]
+    codes = sorted(p.wait(timeout=60) for p in racers)
+    assert log.read_text().splitlines() == ["ran"], codes
+    assert codes.count(0) == 1 and set(codes) <= {0, 5, 7}, codes
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_a_stopped_run_once_stops_its_host_command(tmp_path: Path, signame: str) -> None:
+    """SIGTERM (or SIGINT to loopx alone) while the host command runs: loopx says so, exits 130,
+    and nothing of the host command (its whole process group) runs on; --resume finishes."""
+    import signal
+    import subprocess
+    import time
+
+    root = tmp_path / "p"
+    build_project(root)
+    done = tmp_path / "done.txt"
+    started = tmp_path / "started.txt"
+    host = f"touch {shlex.quote(str(started))}; sleep 2; echo finished >> {shlex.quote(str(done))}"
+    loopx = str(Path(sys.executable).parent / "loopx")
+    argv = [
+        loopx,
+        "turn",
+        "run-once",
+        "-g",
+        "g",
+        "-a",
+        "builder",
+        "--host-command",
+        host,
+        "--validation-command",
+        "true",
+    ]
+    proc = subprocess.Popen(
+        argv, env=_loopx_env(root), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 20
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(getattr(signal, signame))
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and "loopx: interrupted" in err, (proc.returncode, err)
+    time.sleep(3)
+    assert not done.exists()  # the host command's sleep and echo were stopped with loopx
+    resumed = subprocess.run(
+        [*argv[:7], "--resume", "--host-command", "true", "--validation-command", "true", "-f", "json"],
+        env=_loopx_env(root), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr

@@ -21,8 +21,8 @@ Start with `loopx init`, add a goal and todos, register agents, then let each he
 ask `loopx quota should-run --goal-id G --agent-id A` what to do.
 
 Exit codes: 0 ok, 1 internal error, 2 usage, 3 not found, 4 state invalid, 5 conflict,
-6 lock timeout, 7 refused, 8 unsupported schema, 9 drift; settlement refusals 10-19
-(see docs/cli.md).
+6 lock timeout, 7 refused, 8 unsupported schema, 9 drift; settlement refusals 10-19;
+130 interrupted (see docs/cli.md).
 """
 
 COMMANDS: dict[str, Entry] = {
@@ -51,7 +51,7 @@ COMMANDS: dict[str, Entry] = {
     "workflow-skills": Entry(
         "hosts_cmds:workflow_skills", "Hosts", "Install, check or remove LoopX in a host."
     ),
-    "hosts": Entry("hosts_cmds:app", "Hosts", "The host plugins: list, show, scaffold a new one."),
+    "hosts": Entry("hosts_cmds:app", "Hosts", "The host plugins: list them, scaffold a new one."),
     "hooks": Entry("hook_cmds:hooks_list", "Hosts", "The host events `loopx hook` answers."),
     "mcp": Entry("mcp_cmds:app", "Hosts", "The LoopX MCP server (`loopx mcp serve`)."),
     "store": Entry("store_cmds:app", "Team", "Where the state lives; move it between stores."),

@@ -13,7 +13,7 @@ import typer
 
 from loopx_core.cli.common import FormatOption
 from loopx_core.cli.formats import Format
-from loopx_core.cli.output import Table, emit, reporting
+from loopx_core.cli.output import Table, emit, fail_after_output, reporting
 from loopx_core.clock import iso, now
 from loopx_core.errors import NotFoundError, RefusedError
 from loopx_core.escapes import clipped
@@ -75,6 +75,11 @@ def notify_add(
         root = _root(ctx)
         url = url.strip()
         sink_kinds().check(url)
+        if goal_id is not None and not user:  # a user-wide sink may name a goal of any project
+            from loopx_core.ops.require import require_goal
+            from loopx_core.store.choice import open_store
+
+            require_goal(open_store(root).read_registry(), goal_id)
         sink = config.add_sink(
             root, url, now(), scope="user" if user else "project", goal_id=goal_id, events=event
         )
@@ -171,11 +176,13 @@ def notify_test(
                 for r in d["results"]
             ),
         )
-        if failed:
-            raise RefusedError(
-                f"{len(failed)} of {len(results)} sink(s) did not take the test notice: "
-                + clipped("; ".join(f"{r['sink_id']}: {r['error']}" for r in failed), 300),
-                code="sink_failed",
+        if failed:  # the results are the answer (one document): the error is its stderr line and code
+            fail_after_output(
+                RefusedError(
+                    f"{len(failed)} of {len(results)} sink(s) did not take the test notice: "
+                    + clipped("; ".join(f"{r['sink_id']}: {r['error']}" for r in failed), 300),
+                    code="sink_failed",
+                )
             )
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from loopx_core.cli import declare
 from loopx_core.errors import LoopxError
@@ -276,6 +276,13 @@ def report_error(error: LoopxError, fmt: str | None) -> int:
     if resolve(fmt) == "json":
         sys.stdout.write(dumps(error.to_json()) + "\n")
     return int(error.exit_code)
+
+
+def fail_after_output(error: LoopxError) -> NoReturn:
+    """End a command that has printed its answer (one document) with `error`: its line on
+    stderr and its exit code, and no second JSON document on stdout."""
+    sys.stderr.write(f"loopx: error: {shown(error.message, newlines=False)}\n")
+    raise SystemExit(int(error.exit_code))
 
 
 class reporting:

@@ -106,7 +106,8 @@ def base_decision(inputs: Inputs, a: Assessment) -> Decision:
     instance = turn_instance_id(g, ag, todo.todo_id, version)
     key = SettlementIdentity(g, ag, todo.todo_id, instance).turn_key
     last = (
-        "; if nothing follows it, close out with `todo complete --no-follow-up`"
+        "; if nothing follows it, add `--no-follow-up` to the writeback and, after the spend, run "
+        "`loopx turn closeout` instead of `todo complete` (the goal is done)"
         if a.lane == "workspace" and len(a.candidates) <= 1
         else ""
     )
@@ -157,7 +158,9 @@ def _resume(inputs: Inputs, a: Assessment) -> Decision:
         "run",
         True,
         "resume_turn",
-        f"Finish the open turn ({packet['next_phase'] or 'settled'} is next).",
+        f"Finish the open turn ({packet['next_phase'] or 'settled'} is next): do its work if it is "
+        "not done, then run the actions below; a turn `loopx turn run-once` began: run that same "
+        "command again with --resume.",
         f"open turn for {identity.get('todo_id') or identity.get('replan_obligation_id')}",
         tuple(packet["next_cli_actions"]),
         turn_instance_id=identity["turn_instance_id"],

@@ -68,7 +68,10 @@ def _registry(files: FileStore | None, exc: StateInvalidError) -> Finding:
                     return "no previous good version is kept now: restore the registry from a backup"
                 moved = quarantine(files.root, path, _now(), exc.message)
                 restore(path, kept)
-            return f"moved the damaged registry to {moved}; restored the previous good version"
+            return (
+                f"moved the damaged registry to {moved}; restored the previous good version (the last "
+                "change to the registry may be lost: compare with the quarantined copy)"
+            )
 
         finding.fix = fix
     return finding
@@ -148,7 +151,10 @@ def _corrupt_state(files: FileStore | None, goal_id: str, exc: LoopxError) -> Fi
             if isinstance(good, GoalState):
                 good.version += 2  # past the version that was lost: a stale compare-and-swap fails
                 restore(path, good)
-                said.append("restored the previous good version")
+                said.append(
+                    "restored the previous good version (its last change may be lost: compare with the "
+                    "quarantined copy)"
+                )
             else:
                 said.append("no previous good version is kept: the goal stays blocked_health until restored")
             return "; ".join(said)

@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -95,7 +95,7 @@ def run_once(
         if lens.observation.effective_action not in ("work_todo", "replan"):
             return {"schema": "loopx_turn_run_once_v0", "status": "skipped", "should_run": packet}
         identity = packet["settlement_plan"]["identity"]
-        journal, _ = begin_turn(
+        journal, replayed = begin_turn(
             store,
             goal_id,
             agent_id,
@@ -105,6 +105,12 @@ def run_once(
             instance=identity["turn_instance_id"],
             lease_minutes=options.lease_minutes,
         )
+        if replayed:  # another run-once began this very turn meanwhile: it runs the host command
+            raise RefusedError(
+                f"agent {agent_id!r} has an open turn {journal.turn_key} (another run-once began it): "
+                "let it finish, or pass --resume once it has stopped",
+                code="open_turn",
+            )
         if (parent := traced_parent(journal)) is not None:
             tracing.record(
                 "loopx.should_run",
@@ -250,7 +256,7 @@ def _run_holding_lease(
 
     minutes = journal.lease_minutes or 30.0
     every = max(1.0, minutes * 60 / 3)
-    with tempfile.TemporaryFile() as out:
+    with tempfile.TemporaryFile() as out, _terminated_as_interrupt():
         proc = subprocess.Popen(
             command,
             shell=True,
@@ -258,6 +264,7 @@ def _run_holding_lease(
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: stopped whole if loopx is stopped
         )
         assert proc.stdout is not None  # stdout=PIPE
         tee = _Tee(proc.stdout.fileno(), out, sink)
@@ -272,8 +279,7 @@ def _run_holding_lease(
                         ctx.store, journal.settlement_identity(), ctx.clock(), lease_minutes=minutes
                     )
                     if lost:
-                        proc.kill()
-                        proc.wait()
+                        _stop_group(proc)
                         mark_failed(
                             ctx.store,
                             journal,
@@ -281,12 +287,53 @@ def _run_holding_lease(
                             ctx.clock(),
                         )
                         raise SettlementError(str(lost[0]), lost[1], step="host_execute") from None
+        except BaseException:  # Ctrl-C, SIGTERM, a lost lease: nothing of the host command outlives loopx
+            _stop_group(proc)
+            raise
         finally:
             tee.exited.set()
             tee.join()
             proc.stdout.close()
         out.seek(0)
         return proc.returncode, out.read().decode(errors="replace")
+
+
+STOP_GRACE_S = 3.0
+"""How long a stopped host command's process group has to exit after SIGTERM before SIGKILL."""
+
+
+def _stop_group(proc: subprocess.Popen[bytes]) -> None:
+    """Stop the host command and everything it started (its process group): TERM, then KILL."""
+    import signal
+
+    for sig, wait_s in ((signal.SIGTERM, STOP_GRACE_S), (signal.SIGKILL, STOP_GRACE_S)):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(timeout=wait_s)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+@contextlib.contextmanager
+def _terminated_as_interrupt() -> Iterator[None]:
+    """While the host command runs, SIGTERM stops run-once as Ctrl-C does (`loopx: interrupted`,
+    the host command's group stopped, the turn left open for `--resume`)."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may handle signals; a caller in a thread keeps its own
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class _Tee(threading.Thread):

@@ -92,7 +92,7 @@ def not_initialized() -> NotFoundError:
     """The error for a root without LoopX state (no `.loopx/` there or in any folder above it)."""
     return NotFoundError(
         "no LoopX state here (no .loopx/ in this folder or any folder above it): "
-        "run `loopx init` in the project first, or pass --root"
+        "run `loopx init` in the project first, or point --root (or LOOPX_ROOT) at the folder holding .loopx/"
     )
 
 

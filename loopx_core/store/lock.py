@@ -50,6 +50,12 @@ def unusable(path: Path | str, exc: OSError) -> StateInvalidError:
     """The error for a lock path that is no lock file (a folder, a dangling link, ...)."""
     where = Path(path)
     shown = f".loopx/{where.parent.name}/{where.name}"  # never the resolved path
+    if isinstance(exc, PermissionError):  # a lock file, or its folder, this user may not open
+        return StateInvalidError(
+            f"cannot take the {where.stem!r} lock: {shown} cannot be opened ({exc.strerror}); "
+            "this user needs read and write access to .loopx/ and everything in it",
+            path=shown,
+        )
     return StateInvalidError(
         f"cannot take the {where.stem!r} lock: {shown} is not a lock file LoopX can open "
         f"({exc.strerror or type(exc).__name__}); move it aside",
