@@ -143,27 +143,39 @@ def _setup() -> dict[str, Any]:
         provider = TracerProvider(resource=Resource.create(named), id_generator=ids, shutdown_on_exit=False)
         timeout = None if any(os.environ.get(name) for name in TIMEOUTS) else EXPORT_TIMEOUT_S
         provider.add_span_processor(BatchSpanProcessor(Counted(OTLPSpanExporter(timeout=timeout))))
+        _state.update(
+            provider=provider, ids=ids, tracer=provider.get_tracer("loopx"), sender=_sender(provider)
+        )
         atexit.register(flush)
-        _state.update(provider=provider, ids=ids, tracer=provider.get_tracer("loopx"))
         return _state
+
+
+def _sender(provider: Any) -> threading.Thread:
+    """The thread that sends what is left at exit, started with the provider: Python 3.12+ starts
+    no thread at interpreter shutdown, and the SDK's flush has no timeout of its own."""
+    go = threading.Event()
+
+    def send() -> None:
+        go.wait()
+        if not provider.force_flush(FLUSH_TIMEOUT_MS):
+            _state["failed"] = True
+        provider.shutdown()
+
+    thread = threading.Thread(target=send, name="loopx-trace-flush", daemon=True)
+    thread.start()
+    _state["go"] = go
+    return thread
 
 
 def flush() -> None:
     """Send what is left, waiting at most `FLUSH_TIMEOUT_MS` whatever the exporter's own timeout;
     spans the collector did not take are one warning line (never its message: it may quote the
     endpoint's credentials)."""
-    provider = _state.get("provider")
-    if provider is None or _state.get("flushed"):
+    sender = _state.get("sender")
+    if sender is None or _state.get("flushed"):
         return
     _state["flushed"] = True
-
-    def send() -> None:
-        if not provider.force_flush(FLUSH_TIMEOUT_MS):
-            _state["failed"] = True
-        provider.shutdown()
-
-    sender = threading.Thread(target=send, name="loopx-trace-flush", daemon=True)
-    sender.start()
+    _state["go"].set()
     sender.join(FLUSH_TIMEOUT_MS / 1000)
     if sender.is_alive():
         why = f"not sent within {FLUSH_TIMEOUT_MS // 1000} s"
