@@ -61,6 +61,7 @@ class Assessment(NamedTuple):
     lane: Lane
     selected: Todo | None = None
     candidates: tuple[Todo, ...] = ()
+    """The todos in scope, in the order the agent takes them (the selected one first)."""
     blockers: tuple[str, ...] = ()
     next_eligible_at: datetime | None = None
     monitor_due: bool = False
@@ -164,8 +165,12 @@ def _eligible(inputs: Inputs) -> Assessment:
             "eligible", "no open agent todos: replan the frontier", ("frontier_empty",), "replan"
         )
     have = inputs.capabilities_now
-    capable = [t for t in candidates if set(t.required_capabilities) <= have]
-    selected = capable[0] if capable else candidates[0]
+    capable: list[Todo] = []
+    lacking: list[Todo] = []
+    for todo in candidates:
+        (capable if set(todo.required_capabilities) <= have else lacking).append(todo)
+    candidates = (*capable, *lacking)  # the order the agent takes them in: what it can do first
+    selected = candidates[0]
     code = "lease_held" if selected.claimed_by == inputs.agent_id else "todo_selected"
     return Assessment(
         "eligible",

@@ -136,7 +136,7 @@ def build_packet(inputs: Inputs, *, contributors: tuple[HintContributor, ...] = 
     packet["work_lane_contract"] = fields["work_lane_contract"]
     packet["selected_todo"] = _todo(assessment)
     if assessment.candidates:
-        packet["action_portfolio"] = _portfolio(assessment, inputs.capabilities_now)
+        packet["action_portfolio"] = _portfolio(assessment)
     if "allowed_slots" in packet["quota"]:
         packet["planning_horizon"] = _horizon(packet["quota"])
     packet["settlement_plan"] = _plan(inputs, decision, assessment)
@@ -166,12 +166,9 @@ PORTFOLIO_TODOS = 5
 """Most todos an action portfolio lists (the rest are counted)."""
 
 
-def _portfolio(a: Assessment, have: frozenset[str] | set[str]) -> dict[str, Any]:
-    """The todos open to the agent now, in the order it would take them: the selected one, the
-    others it can do, then those needing a capability it lacks (the selection's own preference)."""
-    ordered = sorted(
-        a.candidates, key=lambda t: (t is not a.selected, not set(t.required_capabilities) <= have)
-    )
+def _portfolio(a: Assessment) -> dict[str, Any]:
+    """The todos open to the agent now, in the order it would take them (`Assessment.candidates`)."""
+    ordered = a.candidates
     shown = [
         {"todo_id": t.todo_id, "priority": t.priority}
         | ({"required_capabilities": t.required_capabilities} if t.required_capabilities else {})
