@@ -153,29 +153,33 @@ def _drive(
         summary="turn run by `loopx turn run-once`",
         release_on_commit=False,
     )
-    while (program := _program(store, goal_id, journal.turn_key)) is not None:
+    ran: str | None = None
+    while True:
+        current = store.read_journal(goal_id, journal.turn_key)
+        if ran is not None and ran not in current.completed():
+            raise StateInvalidError(
+                f"turn {journal.turn_key}: the {ran} step ran but its journal does not record it"
+            )
+        # The program is read again after every step: a step may change what remains (a
+        # writeback that declares no follow-up plans terminal_closeout; a host command may
+        # settle phases itself), and a turn no longer open has none.
+        program = interpret_turn_result_packet(turn_result(current, adapter="driver")).next_effect.program
+        if program is None:
+            break
         if program.execution_mode != "serial":
             raise StateInvalidError(
                 f"turn {journal.turn_key} declares a {program.execution_mode} program; the driver runs serial ones"
             )
-        # One step, then the program is read again from the journal: a step may change what
-        # remains (a writeback that declares no follow-up plans terminal_closeout; a host
-        # command may settle phases itself), and a turn no longer open has no program.
         execute(EffectProgram(program.steps[:1], "serial"), lambda step: _step(ctx, options, journal, step))
-    final = store.read_journal(goal_id, journal.turn_key)
-    done = _finish_todo(store, final, clock())
-    release_turn(store, final)
-    return turn_result(final, adapter="driver", todo_done=done)
-
-
-def _program(store: Store, goal_id: str, turn_key: str) -> EffectProgram | None:
-    """The turn's remaining phases, read through the effect lens from its result packet."""
-    packet = turn_result(store.read_journal(goal_id, turn_key), adapter="driver")
-    return interpret_turn_result_packet(packet).next_effect.program
+        ran = program.steps[0].step_id
+    done = _finish_todo(store, current, clock())
+    release_turn(store, current)
+    return turn_result(current, adapter="driver", todo_done=done)
 
 
 def _step(ctx: TurnContext, options: DriverOptions, journal: Any, step: EffectStep) -> None:
-    """Run one phase of the program and settle it: its receipt is journaled before the next starts."""
+    """Run one phase of the program and settle it: its receipt is journaled (the driver checks)
+    before the next starts."""
     phase = step.step_id
     if phase in ("host_execute", "typed_result"):
         _host(ctx, options.host_command, phase, options.host_output)
@@ -186,10 +190,6 @@ def _step(ctx: TurnContext, options: DriverOptions, journal: Any, step: EffectSt
         if result.failure is not None:
             mark_failed(ctx.store, journal, result.failure.to_json(), ctx.clock())
             result.failure.raise_error()
-    if phase not in ctx.store.read_journal(ctx.goal_id, ctx.turn_key).completed():
-        raise StateInvalidError(
-            f"turn {ctx.turn_key}: the {phase} step ran but its journal does not record it"
-        )
 
 
 def _host(ctx: TurnContext, command: str, phase: str, sink: OutputSink | None = None) -> None:
