@@ -126,3 +126,21 @@ def facade_subjects(store: FileStore, at: datetime = T0) -> None:
     for agent_id in FACADE_AGENTS:
         if agent_id not in have.agents:
             goals.register_agent(store, agent_id, [], at)
+
+
+def run_once_words(
+    host: str = "true", validation: str = "true", *, agent: str = "builder", goal: str = "g"
+) -> tuple[str, ...]:
+    """The words of `loopx turn run-once` for `build_project`'s goal and agent (after `loopx`)."""
+    return (
+        "turn",
+        "run-once",
+        "-g",
+        goal,
+        "-a",
+        agent,
+        "--host-command",
+        host,
+        "--validation-command",
+        validation,
+    )

@@ -162,7 +162,7 @@ def test_a_metrics_token_equal_to_the_token_is_refused(tmp_path: Path) -> None:
 
 def test_turns_by_status_and_refusal(tmp_path: Path) -> None:
     """One turn committed, one cancelled, one refused by its validation: three series."""
-    from tests.builders import build_project
+    from tests.builders import build_project, run_once_words
 
     store_ = build_project(tmp_path / "p", todo_count=3)
     root = tmp_path / "p"
@@ -171,32 +171,14 @@ def test_turns_by_status_and_refusal(tmp_path: Path) -> None:
         run_loopx(*args, "-f", "json", root=root)
 
     loopx(
-        "turn",
-        "run-once",
-        "-g",
-        "g",
-        "-a",
-        "builder",
-        "--host-command",
-        "true",
-        "--validation-command",
-        "true",
+        *run_once_words(),
     )
     key = json.loads(
         run_loopx("turn", "begin", "-g", "g", "-a", "other", "-t", "t2", "-f", "json", root=root).stdout
     )["turn_key"]
     loopx("turn", "cancel", "-g", "g", "-a", "other", "--turn-key", key)
     loopx(
-        "turn",
-        "run-once",
-        "-g",
-        "g",
-        "-a",
-        "builder",
-        "--host-command",
-        "true",
-        "--validation-command",
-        "false",
+        *run_once_words("true", "false"),
     )
     with served_thread(store_, TOKEN) as served:
         seen = _scrape(served)

@@ -22,7 +22,7 @@ from loopx_core.effects.program import (
 )
 from loopx_core.errors import SettlementError
 from loopx_core.settlement.driver import DriverOptions, run_once
-from tests.builders import build_project
+from tests.builders import build_project, run_once_words
 from tests.conftest import T0
 
 
@@ -270,16 +270,7 @@ def test_a_stopped_run_once_stops_its_host_command(tmp_path: Path, signame: str)
     loopx = str(Path(sys.executable).parent / "loopx")
     argv = [
         loopx,
-        "turn",
-        "run-once",
-        "-g",
-        "g",
-        "-a",
-        "builder",
-        "--host-command",
-        host,
-        "--validation-command",
-        "true",
+        *run_once_words(host),
     ]
     proc = subprocess.Popen(
         argv, env=_loopx_env(root), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

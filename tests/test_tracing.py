@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.builders import build_project
+from tests.builders import build_project, run_once_words
 from tests.conftest import CliResult, run_loopx
 from tests.otlp import Receiver, Span, receiving
 
@@ -52,8 +52,7 @@ def test_run_once_is_one_trace(tmp_path: Path, snapshot_json) -> None:  # type: 
     host = f'printf %s "$TRACEPARENT" > {shlex.quote(str(seen))}'
     with receiving() as receiver:
         done = _loopx(
-            root_dir, "turn", "run-once", "-g", "g", "-a", "builder",
-            "--host-command", host, "--validation-command", "true", env=_traced(receiver),
+            root_dir, *run_once_words(host), env=_traced(receiver),
         )  # fmt: skip
         assert done.exit_code == 0, done.stderr
         receiver.wait_for("loopx.turn")
@@ -128,18 +127,7 @@ def test_a_collector_that_does_not_take_spans_costs_a_bounded_wait_and_one_line(
 ) -> None:
     root_dir = tmp_path / "p"
     build_project(root_dir)
-    args = (
-        "turn",
-        "run-once",
-        "-g",
-        "g",
-        "-a",
-        "builder",
-        "--host-command",
-        "true",
-        "--validation-command",
-        "true",
-    )
+    args = (*run_once_words(),)
     if collector == "down":
         env = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}  # the discard port: nothing listens
         start = time.monotonic()
@@ -164,8 +152,7 @@ def _imported(root: Path, env: dict[str, str]) -> set[str]:
     full = {**os.environ, **env, "LOOPX_ROOT": str(root)}
     full.pop("LOOPX_NOW", None)
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", str(loopx), "turn", "run-once", "-g", "g", "-a", "builder",
-         "--host-command", "true", "--validation-command", "true", "-f", "json"],
+        [sys.executable, "-X", "importtime", str(loopx), *run_once_words(), "-f", "json"],
         env=full, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -192,8 +179,7 @@ def test_the_goal_page_links_a_traced_run(tmp_path: Path, monkeypatch: pytest.Mo
     build_project(root_dir)
     with receiving() as receiver:
         done = _loopx(
-            root_dir, "turn", "run-once", "-g", "g", "-a", "builder",
-            "--host-command", "true", "--validation-command", "true", env=_traced(receiver),
+            root_dir, *run_once_words(), env=_traced(receiver),
         )  # fmt: skip
         trace = receiver.wait_for("loopx.turn")[0].trace_id
     assert done.exit_code == 0
@@ -219,8 +205,7 @@ def test_a_bad_or_secret_endpoint_is_one_line_naming_no_secret(tmp_path: Path, e
     root_dir = tmp_path / "p"
     build_project(root_dir)
     done = _loopx(
-        root_dir, "turn", "run-once", "-g", "g", "-a", "builder", "--host-command", "true",
-        "--validation-command", "true", env={"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": endpoint},
+        root_dir, *run_once_words(), env={"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": endpoint},
     )  # fmt: skip
     assert done.exit_code == 0, done.stderr
     assert "Traceback" not in done.stderr and "s3cret" not in done.stderr
@@ -234,8 +219,7 @@ def test_a_long_exporter_timeout_still_ends_within_the_flush_bound(tmp_path: Pat
         env = {**_traced(receiver), "OTEL_EXPORTER_OTLP_TIMEOUT": "100000"}
         start = time.monotonic()
         done = _loopx(
-            root_dir, "turn", "run-once", "-g", "g", "-a", "builder", "--host-command", "true",
-            "--validation-command", "true", env=env,
+            root_dir, *run_once_words(), env=env,
         )  # fmt: skip
         took = time.monotonic() - start
     assert done.exit_code == 0 and took < 12, (took, done.stderr)
@@ -248,8 +232,7 @@ def test_settings_the_sdk_warns_about_are_no_export_failure(tmp_path: Path) -> N
     with receiving() as receiver:
         env = {**_traced(receiver), "OTEL_EXPORTER_OTLP_TIMEOUT": "abc"}
         done = _loopx(
-            root_dir, "turn", "run-once", "-g", "g", "-a", "builder", "--host-command", "true",
-            "--validation-command", "true", env=env,
+            root_dir, *run_once_words(), env=env,
         )  # fmt: skip
         receiver.wait_for("loopx.turn")
     assert done.exit_code == 0 and "warning" not in done.stderr, done.stderr
@@ -288,8 +271,7 @@ def test_a_failed_validation_marks_its_span(tmp_path: Path) -> None:
     build_project(root_dir)
     with receiving() as receiver:
         done = _loopx(
-            root_dir, "turn", "run-once", "-g", "g", "-a", "builder", "--host-command", "true",
-            "--validation-command", "false", env=_traced(receiver),
+            root_dir, *run_once_words("true", "false"), env=_traced(receiver),
         )  # fmt: skip
         assert done.exit_code == 14, done.stderr
         span = receiver.wait_for("loopx.validation_command")[0]
